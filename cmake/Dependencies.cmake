@@ -1,0 +1,15 @@
+# Third-party libraries, all from Debian packages (scripts/install-deps installs them):
+# toml++ (TOML with source positions), nlohmann/json, CLI11, OpenSSL (hashes), libcurl (Hub
+# client), cpp-httplib (Hub server), GoogleTest.
+find_package(PkgConfig REQUIRED)
+find_package(Threads REQUIRED)
+find_package(OpenSSL REQUIRED)
+find_package(CURL REQUIRED)
+find_package(nlohmann_json 3.10 REQUIRED)
+find_package(CLI11 REQUIRED)
+pkg_check_modules(TOMLPP REQUIRED IMPORTED_TARGET tomlplusplus)
+find_package(httplib QUIET)
+if(KB_TESTS)
+  find_package(GTest REQUIRED)
+  include(GoogleTest)
+endif()

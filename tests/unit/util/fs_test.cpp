@@ -1,0 +1,20 @@
+#include "util/fs.h"
+
+#include <gtest/gtest.h>
+
+using namespace kb::util;
+
+TEST(write_file_atomic, replaces_content_and_leaves_no_temporary) {
+  TempDir dir;
+  auto path = dir.path() / "sub" / "file.txt";
+  ASSERT_TRUE(write_file_atomic(path, "one").ok());
+  ASSERT_TRUE(write_file_atomic(path, "two").ok());
+  EXPECT_EQ(*read_file(path), "two");
+  EXPECT_EQ(list_files_recursive(dir.path()), (std::vector<std::string>{"sub/file.txt"}));
+}
+
+TEST(read_file, reports_missing_file) {
+  auto r = read_file("/nonexistent/x");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().message, "Cannot open `/nonexistent/x` for reading");
+}

@@ -1,0 +1,25 @@
+#include "util/strings.h"
+
+#include <gtest/gtest.h>
+
+using namespace kb::util;
+
+TEST(split, keeps_empty_parts) {
+  EXPECT_EQ(split("a..b", '.'), (std::vector<std::string>{"a", "", "b"}));
+  EXPECT_EQ(split("", '.'), (std::vector<std::string>{""}));
+}
+
+TEST(trim, strips_both_ends) { EXPECT_EQ(trim("  x y \n"), "x y"); }
+
+TEST(edit_distance, counts_single_edits) {
+  EXPECT_EQ(edit_distance("backend", "backends"), 1u);
+  EXPECT_EQ(edit_distance("kitten", "sitting"), 3u);
+}
+
+TEST(did_you_mean, suggests_close_keys_only) {
+  std::vector<std::string> keys = {"backends", "license", "version", "python-depends"};
+  EXPECT_EQ(did_you_mean("backend", keys), "backends");
+  EXPECT_EQ(did_you_mean("licence", keys), "license");
+  EXPECT_EQ(did_you_mean("python_depends", keys), "python-depends");
+  EXPECT_EQ(did_you_mean("zzz", keys), std::nullopt);
+}
