@@ -1,0 +1,52 @@
+// `kernel-builder check-builds [KERNEL_DIR]` (cli.md): every discovered variant must have a
+// parsable metadata.json; ours also verifies the recorded digest when there is one.
+#include <iostream>
+#include <memory>
+
+#include "cli/command_registry.h"
+#include "metadata/digest.h"
+#include "metadata/discovery.h"
+#include "metadata/metadata.h"
+#include "util/report.h"
+
+namespace kb::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Options {
+  std::string dir = ".";
+};
+
+util::Status check_builds(const Options& options) {
+  if (!fs::is_directory(options.dir)) {
+    return util::Error(util::ErrorKind::usage, "`" + options.dir + "` is not a directory");
+  }
+  auto found = metadata::discover_variants(options.dir);
+  if (!found) return std::move(found).error();
+  for (const auto& variant : found->variants) {
+    fs::path file = variant.path / "metadata.json";
+    if (!fs::is_regular_file(file)) {
+      return util::Error(util::ErrorKind::not_found, "Metadata file not found for variant at " + variant.path.string());
+    }
+    auto parsed = metadata::read_metadata_file(file.string());
+    if (!parsed) return std::move(parsed).error();
+    if (parsed->digest) {
+      auto verified = metadata::verify_digest(variant.path, *parsed->digest);
+      if (!verified) return std::move(verified).error().context("Variant `" + variant.name + "` failed the digest check");
+    }
+  }
+  return {};
+}
+
+Action setup(CLI::App& app) {
+  auto options = std::make_shared<Options>();
+  app.add_option("KERNEL_DIR", options->dir, "Kernel directory (default: current directory)");
+  return [options] { return exit_status(check_builds(*options)); };
+}
+
+const RegisterCommand registration("kernel-builder",
+                                   {"check-builds", "Check that built variants have valid metadata and digests", setup});
+
+}  // namespace
+}  // namespace kb::cli

@@ -1,0 +1,86 @@
+// Variant-directory digests (see digest.h).
+#include "metadata/digest.h"
+
+#include <algorithm>
+
+#include "util/hash.h"
+#include "util/strings.h"
+
+namespace kb::metadata {
+
+namespace fs = std::filesystem;
+using util::Error;
+using util::ErrorKind;
+using util::Result;
+
+namespace {
+
+bool excluded(const std::string& relative) {
+  if (relative == "metadata.json" || relative == "metadata.json.sigstore") return true;
+  if (util::ends_with(relative, ".pyc")) return true;
+  for (const auto& part : util::split(relative, '/')) {
+    if (part == "__pycache__") return true;
+  }
+  return false;
+}
+
+// Sorted '/'-separated paths of regular files and symlinks to regular files. (Checks the path,
+// not the cached directory entry, so symlinks are followed as the Hub cache needs; and names
+// the link itself: fs::relative would resolve it to its target.)
+std::vector<std::string> files_under(const fs::path& root) {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(root, ec); !ec && it != fs::recursive_directory_iterator();
+       it.increment(ec)) {
+    if (fs::is_regular_file(it->path(), ec)) out.push_back(it->path().lexically_relative(root).generic_string());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::string upper(DigestAlgorithm algorithm) { return algorithm == DigestAlgorithm::sha256 ? "SHA256" : "SHA512"; }
+
+}  // namespace
+
+Result<Digest> compute_digest(const fs::path& variant_dir, DigestAlgorithm algorithm) {
+  Digest digest;
+  digest.algorithm = algorithm;
+  auto hash_algorithm = algorithm == DigestAlgorithm::sha256 ? util::HashAlgorithm::sha256 : util::HashAlgorithm::sha512;
+  for (const auto& relative : files_under(variant_dir)) {
+    if (excluded(relative)) continue;
+    auto hash = util::hash_file(hash_algorithm, variant_dir / relative);
+    if (!hash) return std::move(hash).error();
+    digest.files[relative] = util::base64_encode(*hash);
+  }
+  return digest;
+}
+
+std::vector<std::string> digest_violations(const Digest& expected, const Digest& actual) {
+  std::vector<std::string> out;
+  if (expected.algorithm != actual.algorithm) {
+    out.push_back("Algorithm mismatch: expected: " + upper(expected.algorithm) + ", got: " + upper(actual.algorithm));
+  }
+  for (const auto& [path, hash] : expected.files) {
+    auto it = actual.files.find(path);
+    if (it == actual.files.end()) {
+      out.push_back("Missing file: " + path);
+    } else if (it->second != hash) {
+      out.push_back("File hash mismatch for " + path + ": expected: " + hash + ", got: " + it->second);
+    }
+  }
+  for (const auto& [path, hash] : actual.files) {
+    if (!expected.files.count(path)) out.push_back("Unknown file: " + path);
+  }
+  return out;
+}
+
+util::Status verify_digest(const fs::path& variant_dir, const Digest& expected) {
+  auto actual = compute_digest(variant_dir, expected.algorithm);
+  if (!actual) return std::move(actual).error();
+  auto violations = digest_violations(expected, *actual);
+  if (violations.empty()) return {};
+  return Error(ErrorKind::integrity,
+               "kernel does not match the expected digest:\n" + util::join(violations, "\n"));
+}
+
+}  // namespace kb::metadata

@@ -1,0 +1,26 @@
+// The file digest of a variant directory (build-output.md §7.1): computing it, and comparing an
+// actual digest with the recorded one as an ordered list of violations.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "metadata/metadata.h"
+#include "util/result.h"
+
+namespace kb::metadata {
+
+// Hashes every regular file (and symlink to one) under `variant_dir`, excluding the top-level
+// metadata.json / metadata.json.sigstore, `__pycache__` paths and `*.pyc` files.
+util::Result<Digest> compute_digest(const std::filesystem::path& variant_dir,
+                                    DigestAlgorithm algorithm = DigestAlgorithm::sha256);
+
+// Violations of `actual` against `expected`, in the spec's order and texts (empty: match).
+std::vector<std::string> digest_violations(const Digest& expected, const Digest& actual);
+
+// Computes the digest of `variant_dir` with the recorded algorithm and compares. The error is
+// `kernel does not match the expected digest:` followed by one violation per line.
+util::Status verify_digest(const std::filesystem::path& variant_dir, const Digest& expected);
+
+}  // namespace kb::metadata

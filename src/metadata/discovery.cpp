@@ -1,0 +1,38 @@
+// Variant discovery (see discovery.h).
+#include "metadata/discovery.h"
+
+#include <algorithm>
+
+namespace kb::metadata {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::vector<VariantDir> variants_in(const fs::path& candidate) {
+  std::vector<VariantDir> out;
+  std::error_code ec;
+  if (!fs::is_directory(candidate, ec)) return out;
+  for (const auto& entry : fs::directory_iterator(candidate, ec)) {
+    if (!entry.is_directory(ec)) continue;
+    if (fs::is_regular_file(entry.path() / "metadata.json", ec)) {
+      out.push_back({entry.path().filename().string(), entry.path()});
+    }
+  }
+  std::sort(out.begin(), out.end(), [](const VariantDir& a, const VariantDir& b) { return a.name < b.name; });
+  return out;
+}
+
+}  // namespace
+
+util::Result<DiscoveredVariants> discover_variants(const fs::path& dir) {
+  for (const fs::path& candidate : {dir / "result", dir / "build", dir}) {
+    auto variants = variants_in(candidate);
+    if (!variants.empty()) return DiscoveredVariants{candidate, std::move(variants)};
+  }
+  std::string d = dir.string();
+  return util::Error(util::ErrorKind::not_found, "No build variants found in `" + d + "/result`, `" + d +
+                                                     "/build`, or `" + d + "`");
+}
+
+}  // namespace kb::metadata
