@@ -1,0 +1,41 @@
+// CUDA capability selection (variants.md §4.1): the default list per nvcc version, the "loose
+// intersection" of a unit's `cuda-capabilities` with it, and the nvcc -gencode flags for a list.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "config/version.h"
+#include "util/result.h"
+
+namespace kb::variant {
+
+// CUDA_DEFAULT_KERNEL_ARCHS for toolkit `nvcc` (with the trailing `+PTX` entry).
+std::vector<std::string> default_cuda_capabilities(const config::Version& nvcc);
+
+// The target list T: the default list without `+PTX`, naturally sorted.
+std::vector<std::string> cuda_target_capabilities(const config::Version& nvcc);
+
+// Natural ordering of capability strings: digit runs compare numerically ("9.0" < "9.0a" < "10.0").
+bool natural_less(std::string_view a, std::string_view b);
+
+// Loose intersection of `requested` (a unit's cuda-capabilities) with `targets` (T). Errors with
+// `CUDA kernel: <unit>, empty set of capabilities after intersection (kernel: <R>, supported: <T>)`.
+util::Result<std::vector<std::string>> intersect_cuda_capabilities(std::string_view unit,
+                                                                   const std::vector<std::string>& requested,
+                                                                   const std::vector<std::string>& targets);
+
+// Capabilities a unit is compiled for with toolkit `nvcc`: the full default list when the unit
+// requests none, else the loose intersection with the target list.
+util::Result<std::vector<std::string>> unit_cuda_capabilities(std::string_view unit,
+                                                              const std::optional<std::vector<std::string>>& requested,
+                                                              const config::Version& nvcc);
+
+// nvcc arguments for `capabilities`: per entry `-gencode arch=compute_XY,code=sm_XY` (as two argv
+// tokens), plus `-gencode arch=compute_XY,code=compute_XY` for `+PTX` entries. `9.0a` -> `90a`.
+// Errors for entries that are not `<major>.<minor>[a|f][+PTX]`.
+util::Result<std::vector<std::string>> cuda_gencode_flags(const std::vector<std::string>& capabilities);
+
+}  // namespace kb::variant

@@ -1,0 +1,182 @@
+// Tests of the embedded matrix and project variant enumeration (variants.md §2-3).
+#include "variant/project_variants.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+namespace kb::variant {
+namespace {
+
+using config::Backend;
+using config::BuildConfig;
+using Names = std::vector<std::string>;
+
+config::Version ver(const char* text) { return config::Version::parse(text).value(); }
+
+const Matrix& matrix() {
+  static const Matrix m = reference_matrix().value();
+  return m;
+}
+
+config::KernelUnit unit(const char* name, Backend backend) {
+  config::KernelUnit u;
+  u.name = name;
+  u.backend = backend;
+  u.depends = {"torch"};
+  return u;
+}
+
+BuildConfig torch_project(std::vector<Backend> backends, std::vector<Backend> unit_backends) {
+  BuildConfig c;
+  c.general.name = "relu";
+  c.general.backends = std::move(backends);
+  c.framework = config::TorchConfig{};
+  for (Backend b : unit_backends) c.kernels.push_back(unit("k", b));
+  return c;
+}
+
+Names names(const std::vector<ProjectVariant>& variants) {
+  Names out;
+  for (const auto& v : variants) out.push_back(v.name_text);
+  return out;
+}
+
+Names names_of(const BuildConfig& c, std::optional<HostSystem> host) {
+  auto r = project_variants(matrix(), c, host);
+  EXPECT_TRUE(r) << (r ? "" : r.error().message);
+  return names(r->variants);
+}
+
+const HostSystem x86_linux{"x86_64", "linux"};
+const HostSystem arm_linux{"aarch64", "linux"};
+const HostSystem arm_darwin{"aarch64", "darwin"};
+
+TEST(ReferenceMatrix, ParsesEmbeddedFile) {
+  auto m = reference_matrix();
+  ASSERT_TRUE(m) << m.error().message;
+  EXPECT_EQ(m->format_version, 1);
+  EXPECT_EQ(m->build_sets.size(), 28u);  // 13 entries expanded over toolkits and systems
+}
+
+TEST(ParseMatrix, RefusesUnknownFormatVersion) {
+  auto m = parse_matrix(R"({"format_version": 2, "build_sets": []})");
+  ASSERT_FALSE(m);
+  EXPECT_NE(m.error().message.find("format_version 2"), std::string::npos);
+  EXPECT_FALSE(parse_matrix(R"({"format_version": 1, "build_sets": [{"torch": "2.1", "backend": "gpu", "systems": []}]})"));
+  EXPECT_FALSE(parse_matrix("not json"));
+}
+
+TEST(ProjectVariants, BundleRowsOfSpec) {
+  // The spec's torch arch bundle rows (variants.md §3), per system and backend.
+  auto c = torch_project({Backend::cuda, Backend::rocm, Backend::xpu, Backend::cpu, Backend::metal},
+                         {Backend::cuda, Backend::rocm, Backend::xpu, Backend::cpu, Backend::metal});
+  auto r = project_variants(matrix(), c, x86_linux).value();
+  Names bundle_cuda, bundle_xpu, bundle_rocm, bundle_cpu;
+  for (const auto& v : r.variants) {
+    if (!v.bundle) continue;
+    if (v.backend == Backend::cuda) bundle_cuda.push_back(v.name_text);
+    if (v.backend == Backend::xpu) bundle_xpu.push_back(v.name_text);
+    if (v.backend == Backend::rocm) bundle_rocm.push_back(v.name_text);
+    if (v.backend == Backend::cpu) bundle_cpu.push_back(v.name_text);
+  }
+  EXPECT_EQ(bundle_cuda, (Names{"torch212-cxx11-cu126-x86_64-linux", "torch212-cxx11-cu130-x86_64-linux",
+                                "torch212-cxx11-cu132-x86_64-linux", "torch213-cxx11-cu126-x86_64-linux",
+                                "torch213-cxx11-cu130-x86_64-linux", "torch213-cxx11-cu132-x86_64-linux"}));
+  EXPECT_EQ(bundle_rocm, (Names{"torch212-cxx11-rocm71-x86_64-linux", "torch212-cxx11-rocm72-x86_64-linux",
+                                "torch213-cxx11-rocm71-x86_64-linux", "torch213-cxx11-rocm72-x86_64-linux"}));
+  EXPECT_EQ(bundle_xpu, (Names{"torch212-cxx11-xpu20253-x86_64-linux", "torch213-cxx11-xpu20260-x86_64-linux"}));
+  EXPECT_EQ(bundle_cpu, (Names{"torch212-cxx11-cpu-x86_64-linux", "torch213-cxx11-cpu-x86_64-linux"}));
+  // Metal has a unit but no x86_64-linux set: no variant at all here.
+  EXPECT_EQ(std::count_if(r.variants.begin(), r.variants.end(), [](const auto& v) { return v.backend == Backend::metal; }), 0);
+
+  auto darwin = names_of(c, arm_darwin);
+  EXPECT_EQ(darwin, (Names{"torch212-cpu-aarch64-darwin", "torch212-metal-aarch64-darwin", "torch213-cpu-aarch64-darwin",
+                           "torch213-metal-aarch64-darwin"}));
+}
+
+TEST(ProjectVariants, NonBundleSetIsListedButMarked) {
+  auto c = torch_project({Backend::cpu}, {Backend::cpu});
+  auto r = project_variants(matrix(), c, x86_linux).value();
+  ASSERT_EQ(names(r.variants), (Names{"torch211-cxx11-cpu-x86_64-linux", "torch212-cxx11-cpu-x86_64-linux",
+                                      "torch213-cxx11-cpu-x86_64-linux"}));
+  EXPECT_FALSE(r.variants[0].bundle);
+  EXPECT_TRUE(r.variants[1].bundle);
+  EXPECT_FALSE(r.variants[0].buildable_here.has_value());
+}
+
+TEST(ProjectVariants, NoarchBackendsAfterArchVariants) {
+  auto c = torch_project({Backend::metal, Backend::cuda, Backend::neuron, Backend::cann, Backend::tpu}, {Backend::cuda});
+  auto n = names_of(c, arm_linux);
+  ASSERT_EQ(n.size(), 6u + 4u);
+  EXPECT_EQ(Names(n.end() - 4, n.end()), (Names{"torch-npu", "torch-metal", "torch-neuron", "torch-tpu"}));
+}
+
+TEST(ProjectVariants, TorchNoarchProjectOnlyNoarch) {
+  BuildConfig c;
+  c.general.backends = {Backend::cuda, Backend::rocm, Backend::xpu, Backend::neuron};
+  c.framework = config::TorchNoarchConfig{};
+  c.kernels.push_back(unit("ignored", Backend::cuda));
+  EXPECT_EQ(names_of(c, x86_linux), (Names{"torch-cuda", "torch-neuron", "torch-rocm", "torch-xpu"}));
+}
+
+TEST(ProjectVariants, CudaAndTorchBounds) {
+  auto c = torch_project({Backend::cuda}, {Backend::cuda});
+  c.general.cuda = config::GeneralBackendConfig{};
+  c.general.cuda->minver = ver("13.0");
+  auto& torch = std::get<config::TorchConfig>(c.framework);
+  torch.maxver = ver("2.12");
+  EXPECT_EQ(names_of(c, x86_linux), (Names{"torch212-cxx11-cu130-x86_64-linux", "torch212-cxx11-cu132-x86_64-linux"}));
+}
+
+TEST(ProjectVariants, StableAbiNewestTorchPerToolkit) {
+  auto c = torch_project({Backend::cuda, Backend::rocm, Backend::metal}, {Backend::cuda, Backend::rocm});
+  config::StableAbi stable;
+  stable.per_backend[Backend::cuda] = ver("2.11");
+  std::get<config::TorchConfig>(c.framework).stable_abi = stable;
+  auto r = project_variants(matrix(), c, x86_linux).value();
+  EXPECT_EQ(names(r.variants),
+            (Names{"torch-stable-abi211-cu126-x86_64-linux", "torch-stable-abi211-cu130-x86_64-linux",
+                   "torch-stable-abi211-cu132-x86_64-linux", "torch212-cxx11-rocm71-x86_64-linux",
+                   "torch212-cxx11-rocm72-x86_64-linux", "torch213-cxx11-rocm71-x86_64-linux",
+                   "torch213-cxx11-rocm72-x86_64-linux", "torch-metal"}));
+  for (size_t i = 0; i < 3; ++i) EXPECT_EQ(r.variants[i].build_set->torch, ver("2.13")) << r.variants[i].name_text;
+}
+
+TEST(ProjectVariants, TvmFfiDedupesToNewestTorchAndSkipsNoarch) {
+  BuildConfig c;
+  c.general.backends = {Backend::cuda, Backend::cpu, Backend::xpu, Backend::neuron};
+  c.framework = config::TvmFfiConfig{};
+  c.kernels = {unit("a", Backend::cuda), unit("b", Backend::cpu), unit("c", Backend::xpu)};
+  auto r = project_variants(matrix(), c, x86_linux).value();
+  EXPECT_EQ(names(r.variants), (Names{"tvm-ffi01-cpu-x86_64-linux", "tvm-ffi01-cu126-x86_64-linux",
+                                      "tvm-ffi01-cu130-x86_64-linux", "tvm-ffi01-cu132-x86_64-linux",
+                                      "tvm-ffi01-xpu20253-x86_64-linux"}));
+  EXPECT_EQ(r.variants[3].build_set->torch, ver("2.13"));
+  ASSERT_EQ(r.warnings.size(), 1u);
+  EXPECT_EQ(r.warnings[0], "backend `neuron` has no [kernel.*] unit; skipped (tvm-ffi kernels cannot be noarch)");
+}
+
+TEST(ProjectVariants, AllSystemsWithoutHost) {
+  auto c = torch_project({Backend::cpu}, {Backend::cpu});
+  EXPECT_EQ(names_of(c, std::nullopt).size(), 1u + 3u + 3u);
+}
+
+TEST(ArchFormVariants, IncludesNoarchBackendSets) {
+  auto c = torch_project({Backend::cuda, Backend::tpu, Backend::metal}, {Backend::cuda});
+  auto r = arch_form_variants(matrix(), c, x86_linux).value();
+  Names n = names(r);
+  EXPECT_EQ(n.front(), "torch211-cxx11-tpu-x86_64-linux");
+  EXPECT_EQ(n.size(), 1u + 6u);
+  EXPECT_EQ(names(arch_form_variants(matrix(), c, arm_darwin).value()),
+            (Names{"torch212-metal-aarch64-darwin", "torch213-metal-aarch64-darwin"}));
+}
+
+TEST(ThisHost, IsNormalised) {
+  auto host = this_host();
+  ASSERT_TRUE(host) << host.error().message;
+  EXPECT_TRUE(host->cpu == "x86_64" || host->cpu == "aarch64");
+}
+
+}  // namespace
+}  // namespace kb::variant
