@@ -1,0 +1,65 @@
+// `kernel-builder check-config [KERNEL_DIR]`: parse and validate build.toml, printing every error
+// and warning compiler-style; silent when the file is clean (cli.md §1.2).
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include "cli/command_registry.h"
+#include "config/reader.h"
+#include "util/exit_code.h"
+#include "util/report.h"
+
+namespace kb::cli {
+namespace {
+
+struct Options {
+  std::string dir = ".";
+};
+
+util::Status require_directory(const std::string& dir) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir, ec)) {
+    return util::Error(util::ErrorKind::usage, "`" + dir + "` is not a directory");
+  }
+  return {};
+}
+
+int check_config(const Options& options) {
+  if (auto status = require_directory(options.dir); !status) {
+    util::print_error(status.error());
+    return util::to_int(util::ExitCode::failure);
+  }
+  auto text = config::read_build_toml(options.dir);
+  if (!text) return report_error(text.error());
+  std::string shown = config::build_toml_display_path(options.dir);
+  config::ParseOutcome outcome = config::parse_build_toml(*text, shown);
+  std::string report = config::render_diagnostics(outcome.warnings, *text, "warning") +
+                       config::render_diagnostics(outcome.errors, *text, "error");
+  std::fputs(report.c_str(), stderr);
+  if (!outcome.parsed) {
+    size_t count = outcome.errors.size();
+    util::print_error(util::Error(util::ErrorKind::config, "found " + std::to_string(count) +
+                                                               (count == 1 ? " error" : " errors") + " in " + shown));
+    return util::to_int(util::ExitCode::failure);
+  }
+  if (outcome.parsed->edition == config::Edition::v3) {
+    util::print_error(util::Error(util::ErrorKind::config, std::string(config::legacy_v3_error())));
+    return util::to_int(util::ExitCode::failure);
+  }
+  if (outcome.parsed->edition == config::Edition::v4) {
+    std::fprintf(stderr, "%s\n", std::string(config::legacy_v4_warning()).c_str());
+  }
+  return util::to_int(util::ExitCode::success);
+}
+
+Action setup(CLI::App& app) {
+  auto options = std::make_shared<Options>();
+  app.add_option("KERNEL_DIR", options->dir, "Kernel directory (default: current directory)");
+  return [options] { return check_config(*options); };
+}
+
+const RegisterCommand registration("kernel-builder", {"check-config", "Validate build.toml", setup});
+
+}  // namespace
+}  // namespace kb::cli

@@ -1,0 +1,153 @@
+// build.toml reading: TOML syntax, edition probe, schema walk per edition, legacy fallback and
+// the command-facing load_build_config (see reader.h).
+#include "config/reader.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include <toml++/toml.h>
+
+#include "config/schema.h"
+#include "config/semantic_checks.h"
+#include "util/fs.h"
+#include "util/strings.h"
+
+namespace kb::config {
+
+namespace {
+
+using detail::DiagnosticSink;
+
+void sort_by_position(std::vector<Diagnostic>& diagnostics) {
+  std::stable_sort(diagnostics.begin(), diagnostics.end(), [](const Diagnostic& a, const Diagnostic& b) {
+    return a.line != b.line ? a.line < b.line : a.column < b.column;
+  });
+}
+
+ParseOutcome finish(DiagnosticSink& sink, const detail::SchemaOutcome& schema, Edition edition) {
+  ParseOutcome outcome;
+  sort_by_position(sink.errors());
+  sort_by_position(sink.warnings());
+  outcome.errors = std::move(sink.errors());
+  outcome.warnings = std::move(sink.warnings());
+  if (outcome.errors.empty() && schema.config) {
+    outcome.parsed = ParsedConfig{*schema.config, edition, schema.license_missing};
+  }
+  return outcome;
+}
+
+// One schema walk plus the cross-section checks when the walk succeeded.
+detail::SchemaOutcome walk(const toml::table& root, Edition edition, DiagnosticSink& sink) {
+  detail::SchemaOutcome schema = detail::parse_schema(root, edition, sink);
+  if (schema.config) {
+    detail::check_semantics(*schema.config, root, sink);
+    if (sink.has_errors()) schema.config.reset();
+  }
+  return schema;
+}
+
+std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
+
+// No `general.edition`: v4, else v3, else an error naming both failures (build-toml.md §1.2).
+ParseOutcome parse_legacy(const toml::table& root, const std::string& file) {
+  DiagnosticSink v4(file);
+  detail::SchemaOutcome as_v4 = walk(root, Edition::v4, v4);
+  if (as_v4.config) return finish(v4, as_v4, Edition::v4);
+  DiagnosticSink v3(file);
+  detail::SchemaOutcome as_v3 = walk(root, Edition::v3, v3);
+  if (as_v3.config) return finish(v3, as_v3, Edition::v3);
+
+  sort_by_position(v4.errors());
+  sort_by_position(v3.errors());
+  ParseOutcome outcome;
+  outcome.errors = v4.errors();
+  Diagnostic& head = outcome.errors.front();
+  head.message = "did not match v4 (" + first_line(head.message) + ") or v3 (" +
+                 first_line(v3.errors().front().message) + ")";
+  // A file that is valid edition 5 except for the missing key deserves the obvious fix.
+  DiagnosticSink v5(file);
+  detail::parse_schema(root, Edition::v5, v5);
+  if (v5.errors().size() == 1 && v5.errors().front().message == "missing required key `edition` in [general]") {
+    head.hints.push_back("this file is valid edition 5 apart from the missing key: add `edition = 5` to [general]");
+  }
+  return outcome;
+}
+
+}  // namespace
+
+std::string_view legacy_v4_warning() {
+  return "\u26a0\ufe0f  build.toml uses the legacy v4 format; upgrading to edition 5 in memory. Run `kernel-builder "
+         "update-build` to persist the upgrade.";
+}
+
+std::string_view legacy_v3_error() {
+  return "build.toml uses an unsupported legacy format; migrate it with `kernel-builder update-build`";
+}
+
+ParseOutcome parse_build_toml(std::string_view text, std::string_view file_name) {
+  std::string file(file_name);
+  DiagnosticSink sink(file);
+  toml::table root;
+  try {
+    root = toml::parse(text, file);
+  } catch (const toml::parse_error& error) {
+    sink.error(error.source(), "Cannot parse TOML in " + file + ": " + std::string(error.description()));
+    return finish(sink, {}, Edition::v5);
+  }
+  const toml::node* edition = nullptr;
+  if (const auto* general = root.get_as<toml::table>("general")) edition = general->get("edition");
+  if (edition == nullptr) return parse_legacy(root, file);
+  if (const auto* number = edition->as_integer()) {
+    if (number->get() != 5) {
+      sink.error(edition->source(), "unsupported build edition " + std::to_string(number->get()) +
+                                        "; upgrade kernel-builder");
+      return finish(sink, {}, Edition::v5);
+    }
+    detail::SchemaOutcome schema = walk(root, Edition::v5, sink);
+    return finish(sink, schema, Edition::v5);
+  }
+  std::vector<std::string> hints;
+  if (edition->is_string()) hints.emplace_back("write the edition as a number: `edition = 5`");
+  sink.error(edition->source(),
+             "invalid `general.edition`: expected an integer, found " + std::string(detail::type_name(*edition)),
+             std::move(hints));
+  return finish(sink, {}, Edition::v5);
+}
+
+std::string build_toml_display_path(const std::filesystem::path& kernel_dir) {
+  return (kernel_dir / "build.toml").lexically_normal().string();
+}
+
+util::Result<std::string> read_build_toml(const std::filesystem::path& kernel_dir) {
+  std::filesystem::path path = kernel_dir / "build.toml";
+  std::string shown = build_toml_display_path(kernel_dir);
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) {
+    return util::Error(util::ErrorKind::io, "Cannot open " + shown + " for reading")
+        .with_hint("run `kernel-builder init` to create a project, or pass the kernel directory");
+  }
+  auto text = util::read_file(path);
+  if (!text) return util::Error(util::ErrorKind::io, "Cannot read from " + shown).with_cause(text.error().message);
+  return text;
+}
+
+util::Result<BuildConfig> load_build_config(const std::filesystem::path& kernel_dir) {
+  auto text = read_build_toml(kernel_dir);
+  if (!text) return std::move(text).error();
+  std::string shown = build_toml_display_path(kernel_dir);
+  ParseOutcome outcome = parse_build_toml(*text, shown);
+  if (!outcome.parsed) {
+    util::Error error(util::ErrorKind::config, "Cannot parse TOML in " + shown);
+    for (const auto& diagnostic : outcome.errors) {
+      std::string rendered = render_diagnostic(diagnostic, *text, "");
+      if (!rendered.empty() && rendered.back() == '\n') rendered.pop_back();
+      error.causes.push_back(std::move(rendered));
+    }
+    return error;
+  }
+  if (outcome.parsed->edition == Edition::v3) return util::Error(util::ErrorKind::config, std::string(legacy_v3_error()));
+  if (outcome.parsed->edition == Edition::v4) std::fprintf(stderr, "%s\n", std::string(legacy_v4_warning()).c_str());
+  return std::move(outcome.parsed->config);
+}
+
+}  // namespace kb::config

@@ -1,0 +1,15 @@
+// Internal to the config library: checks that span several sections of a schema-valid file
+// (build-toml.md §2.4): Python dependencies against the registry (errors), and units, sections
+// and settings that will be ignored or look wrong (warnings).
+#pragma once
+
+#include <toml++/toml.h>
+
+#include "config/model.h"
+#include "config/toml_reader.h"
+
+namespace kb::config::detail {
+
+void check_semantics(const BuildConfig& config, const toml::table& root, DiagnosticSink& sink);
+
+}  // namespace kb::config::detail
