@@ -1,0 +1,305 @@
+// Installer: the online and offline paths of install_kernel and the revision/version helpers.
+// Request budget: a commit already verified in the cache costs no request at all (the build/
+// listing, the kernel-status.toml answer and the variant files are immutable per commit).
+#include "loader/installer.h"
+
+#include <algorithm>
+
+#include "loader/blob_store.h"
+#include "loader/file_lock.h"
+#include "loader/kernel_status.h"
+#include "loader/receipt.h"
+#include "loader/verification.h"
+#include "metadata/digest.h"
+#include "util/fs.h"
+#include "util/hash.h"
+#include "util/strings.h"
+
+namespace kb::loader {
+namespace {
+
+namespace fs = std::filesystem;
+using util::Error;
+using util::ErrorKind;
+
+constexpr const char* kStatusFile = "kernel-status.toml";
+
+Error no_variant(const std::string& repo, const std::string& rev, const Selection& selection) {
+  return Error(ErrorKind::not_found, "Cannot find a build variant for this system in " + repo +
+                                         " (revision: " + rev + "):\n\n" + selection.trace());
+}
+
+bool excluded(const std::string& path) {
+  if (util::ends_with(path, ".pyc")) return true;
+  for (const auto& part : util::split(path, '/')) {
+    if (part == "__pycache__") return true;
+  }
+  return false;
+}
+
+std::vector<std::string> local_variant_dirs(const fs::path& build_dir) {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(build_dir, ec)) {
+    if (entry.is_directory(ec)) names.push_back(entry.path().filename().string());
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+}  // namespace
+
+Installer::Installer(fs::path cache_root, HubReader* hub) : root_(std::move(cache_root)), hub_(hub) {}
+
+util::Result<InstallResult> Installer::install(const InstallRequest& request) {
+  if (request.local_files_only) return install_offline(request);
+  if (hub_ == nullptr) return Error(ErrorKind::generic, "No Hub client configured");
+  return install_online(request, 0);
+}
+
+util::Result<std::vector<std::string>> Installer::build_listing(const RepoCache& cache,
+                                                                const std::string& commit) {
+  if (auto cached = read_build_listing(cache, commit)) return *cached;
+  auto tree = hub_->list_tree(RepoType::kernel, cache.repo_id(), commit, "build", false);
+  if (!tree) return std::move(tree).error();
+  std::vector<std::string> names;
+  for (const auto& entry : *tree) {
+    if (!entry.is_directory) continue;
+    auto slash = entry.path.rfind('/');
+    names.push_back(slash == std::string::npos ? entry.path : entry.path.substr(slash + 1));
+  }
+  (void)write_build_listing(cache, commit, names);  // only an optimisation
+  return names;
+}
+
+util::Result<FetchedFile> Installer::fetch_file(const RepoCache& cache, const std::string& revision,
+                                                const std::string& path,
+                                                const std::optional<TreeEntry>& entry) {
+  // Known blob: nothing to download.
+  if (entry) {
+    std::error_code ec;
+    if (fs::exists(cache.blob_path(entry->etag()), ec)) {
+      return FetchedFile{revision, entry->etag(), entry->size};
+    }
+  }
+  auto tmp_dir = cache.repo_dir() / "blobs";
+  std::error_code ec;
+  fs::create_directories(tmp_dir, ec);
+  // The lock is per destination name; the same name is resumed (Range) after a crash.
+  std::string key = entry ? entry->etag() : util::sha256_hex(revision + "/" + path);
+  auto lock = FileLock::acquire(cache.lock_path(key));
+  if (!lock) return std::move(lock).error();
+  if (entry && fs::exists(cache.blob_path(entry->etag()), ec)) {
+    return FetchedFile{revision, entry->etag(), entry->size};  // another process finished it
+  }
+  auto incomplete = tmp_dir / (key + ".incomplete");
+  auto fetched = hub_->download(RepoType::kernel, cache.repo_id(), revision, path, incomplete);
+  if (!fetched) {
+    fs::remove(incomplete, ec);
+    return std::move(fetched).error();
+  }
+  if (!fs::exists(cache.blob_path(fetched->etag), ec)) {
+    KB_TRY(commit_blob(cache, incomplete, fetched->etag));
+  } else {
+    fs::remove(incomplete, ec);
+  }
+  return fetched;
+}
+
+util::Status Installer::fetch_variant(const RepoCache& cache, const std::string& commit,
+                                      const std::string& variant, const metadata::Metadata& metadata,
+                                      const InstallRequest& request) {
+  const std::string prefix = "build/" + variant;
+  auto tree = hub_->list_tree(RepoType::kernel, cache.repo_id(), commit, prefix, true);
+  if (!tree) return std::move(tree).error();
+  std::vector<TreeEntry> files;
+  for (const auto& entry : *tree) {
+    if (!entry.is_directory && !excluded(entry.path)) files.push_back(entry);
+  }
+  (void)request;
+  // Bulk download first when the server offers it; per-file otherwise or for what it missed.
+  bool need_files = std::any_of(files.begin(), files.end(), [&](const TreeEntry& e) {
+    std::error_code ec;
+    return !fs::exists(cache.blob_path(e.etag()), ec);
+  });
+  if (need_files) {
+    util::TempDir staging;
+    auto bulk = hub_->download_directory(RepoType::kernel, cache.repo_id(), commit, prefix, staging.path());
+    if (bulk && *bulk) {
+      for (const auto& file : **bulk) {
+        auto it = std::find_if(files.begin(), files.end(), [&](const TreeEntry& e) { return e.path == file.path; });
+        if (it == files.end()) continue;
+        std::error_code ec;
+        if (fs::exists(cache.blob_path(it->etag()), ec)) continue;
+        auto lock = FileLock::acquire(cache.lock_path(it->etag()));
+        if (!lock) return std::move(lock).error();
+        auto incomplete = cache.repo_dir() / "blobs" / (it->etag() + ".incomplete");
+        fs::create_directories(incomplete.parent_path(), ec);
+        fs::rename(file.local, incomplete, ec);
+        if (ec) fs::copy_file(file.local, incomplete, fs::copy_options::overwrite_existing, ec);
+        if (ec) continue;  // falls back to the per-file download below
+        if (!commit_blob(cache, incomplete, it->etag())) continue;
+      }
+    }
+  }
+  for (const auto& entry : files) {
+    auto fetched = fetch_file(cache, commit, entry.path, entry);
+    if (!fetched) return std::move(fetched).error();
+    KB_TRY(link_snapshot(cache, commit, entry.path, fetched->etag));
+  }
+  (void)metadata;
+  return {};
+}
+
+util::Result<InstallResult> Installer::install_online(const InstallRequest& request, int depth) {
+  RepoCache cache(root_, RepoType::kernel, request.repo_id);
+  InstallResult result;
+  result.repo_id = request.repo_id;
+  std::string revision = request.revision;
+  std::optional<std::string> commit;
+  if (is_commit_hash(revision)) commit = revision;
+  if (!commit) {
+    // A branch or tag: its current commit (one request), remembered in refs/ for offline use.
+    auto sha = hub_->revision_sha(RepoType::kernel, request.repo_id, revision);
+    if (!sha) return std::move(sha).error();
+    commit = *sha;
+    (void)cache.write_ref(revision, *commit);
+  }
+
+  // 1. Redirect (kernel-status.toml), answered from the cache when the commit was seen before.
+  std::error_code ec;
+  auto status_link = cache.snapshot_dir(*commit) / kStatusFile;
+  std::optional<std::string> status_text;
+  if (fs::exists(status_link, ec)) {
+    auto text = util::read_file(status_link);
+    if (text) status_text = *text;
+  } else if (!fs::exists(cache.no_exist_path(*commit, kStatusFile), ec)) {
+    auto fetched = fetch_file(cache, *commit, kStatusFile, std::nullopt);
+    if (fetched) {
+      KB_TRY(link_snapshot(cache, *commit, kStatusFile, fetched->etag));
+      auto text = util::read_file(status_link);
+      if (text) status_text = *text;
+    } else {
+      auto code = hub_error_code(fetched.error());
+      if (code == "EntryNotFound") {
+        mark_missing(cache, *commit, kStatusFile);
+      } else if (code != "RepoNotFound") {
+        return std::move(fetched).error();
+      }
+    }
+  }
+  if (status_text) {
+    auto redirect = parse_kernel_status(*status_text);
+    if (!redirect) return std::move(redirect).error();
+    if (depth >= 8) return Error(ErrorKind::config, "Too many kernel-status.toml redirects for " + request.repo_id);
+    InstallRequest next = request;
+    next.repo_id = redirect->destination;
+    next.revision = redirect->revision;
+    auto inner = install_online(next, depth + 1);
+    if (!inner) return inner;
+    inner->user_warnings.insert(inner->user_warnings.begin(),
+                                "'" + request.repo_id + "' redirected to '" + redirect->destination + "'");
+    return inner;
+  }
+
+  // 2. Variant selection.
+  auto names = build_listing(cache, *commit);
+  if (!names) return std::move(names).error();
+  auto selection = select_variant(*names, request.system);
+  if (!selection.best) return no_variant(request.repo_id, request.revision, selection);
+  const std::string variant = *selection.best;
+  result.commit = *commit;
+  result.variant = variant;
+  result.variant_path = cache.snapshot_dir(*commit) / "build" / variant;
+
+  // One downloader per variant; the others wait and then find the receipt.
+  auto lock = FileLock::acquire(cache.lock_path(*commit + "-" + variant));
+  if (!lock) return std::move(lock).error();
+  if (receipt_valid(cache, *commit, variant)) {
+    auto metadata = metadata::read_metadata_file((result.variant_path / "metadata.json").string());
+    if (metadata) {
+      if (request.validate_dependencies) KB_TRY(request.validate_dependencies(*metadata, variant));
+      result.from_receipt = true;
+      return result;
+    }
+  }
+  remove_receipt(cache, *commit, variant);
+
+  // 3. metadata.json first, so dependencies are validated before the bulk of the download.
+  const std::string metadata_path = "build/" + variant + "/metadata.json";
+  auto fetched = fetch_file(cache, *commit, metadata_path, std::nullopt);
+  if (!fetched) return std::move(fetched).error();
+  KB_TRY(link_snapshot(cache, *commit, metadata_path, fetched->etag));
+  auto metadata = metadata::read_metadata_file((result.variant_path / "metadata.json").string());
+  if (!metadata) return std::move(metadata).error();
+  if (request.validate_dependencies) KB_TRY(request.validate_dependencies(*metadata, variant));
+
+  // 4. The files, then verification; one repair round for corrupted cache entries.
+  for (int attempt = 0;; ++attempt) {
+    KB_TRY(fetch_variant(cache, *commit, variant, *metadata, request));
+    auto verified = verify_snapshot(cache, *commit, variant, *metadata, request.lock_hash);
+    if (verified) break;
+    auto bad = corrupted_blobs(cache, *commit, variant);
+    if (attempt > 0 || bad.empty()) {
+      return std::move(verified).error().context("Kernel " + request.repo_id + " (revision: " + request.revision +
+                                                 ", variant: " + variant + ") failed verification");
+    }
+    for (const auto& file : bad) forget_file(cache, *commit, "build/" + variant + "/" + file);
+  }
+  if (!fs::exists(result.variant_path, ec)) {
+    return Error(ErrorKind::not_found,
+                 "Cannot install kernel from repo " + request.repo_id + " (revision: " + request.revision + ")");
+  }
+  (void)write_receipt(cache, *commit, variant);
+  return result;
+}
+
+util::Result<InstallResult> Installer::install_offline(const InstallRequest& request) {
+  RepoCache cache(root_, RepoType::kernel, request.repo_id);
+  auto commit = cache.find_snapshot(request.revision);
+  if (!commit) {
+    return Error(ErrorKind::not_found, "Cannot find a local snapshot for " + request.repo_id + " (revision: " +
+                                           request.revision +
+                                           "). When Hugging Face Hub is in offline mode the kernel must "
+                                           "already be present in the local cache.");
+  }
+  auto selection = select_variant(local_variant_dirs(cache.snapshot_dir(*commit) / "build"), request.system);
+  if (!selection.best) return no_variant(request.repo_id, request.revision, selection);
+  InstallResult result;
+  result.repo_id = request.repo_id;
+  result.commit = *commit;
+  result.variant = *selection.best;
+  result.variant_path = cache.snapshot_dir(*commit) / "build" / result.variant;
+  auto metadata = metadata::read_metadata_file((result.variant_path / "metadata.json").string());
+  if (!metadata) return std::move(metadata).error();
+  if (receipt_valid(cache, *commit, result.variant)) {
+    result.from_receipt = true;
+  } else {
+    auto verified = verify_snapshot(cache, *commit, result.variant, *metadata, request.lock_hash);
+    if (!verified) {
+      return std::move(verified).error().context(
+          "The cached files of " + request.repo_id + " (revision: " + request.revision + ", variant: " + result.variant +
+          ") are corrupted and cannot be re-downloaded because Hugging Face Hub is in offline mode. "
+          "Load the kernel once while online to repair the cache.");
+    }
+    (void)write_receipt(cache, *commit, result.variant);
+  }
+  if (request.validate_dependencies) KB_TRY(request.validate_dependencies(*metadata, result.variant));
+  return result;
+}
+
+util::Result<Selection> Installer::variants_at(const std::string& repo_id, const std::string& revision,
+                                               const SystemInfo& system) {
+  RepoCache cache(root_, RepoType::kernel, repo_id);
+  std::string commit = revision;
+  if (!is_commit_hash(revision)) {
+    auto sha = hub_->revision_sha(RepoType::kernel, repo_id, revision);
+    if (!sha) return std::move(sha).error();
+    commit = *sha;
+  }
+  auto names = build_listing(cache, commit);
+  if (!names) return std::move(names).error();
+  return select_variant(*names, system);
+}
+
+}  // namespace kb::loader

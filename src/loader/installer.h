@@ -1,0 +1,66 @@
+// install_kernel (loader.md §4): redirect handling, variant selection, download into the shared
+// cache, verification and receipts — online, or from the cache alone when offline.
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "loader/cache_layout.h"
+#include "loader/hub_reader.h"
+#include "loader/selection.h"
+#include "metadata/metadata.h"
+#include "util/result.h"
+
+namespace kb::loader {
+
+struct InstallRequest {
+  std::string repo_id;
+  std::string revision;
+  bool local_files_only = false;
+  SystemInfo system;
+  // Called with the chosen variant's metadata before anything else is fetched (§5.2).
+  std::function<util::Status(const metadata::Metadata&, const std::string& variant)> validate_dependencies;
+  // Locked variant hashes ("sha256-…"), checked against the tree listing when present.
+  std::optional<std::string> lock_hash;
+};
+
+struct InstallResult {
+  std::filesystem::path variant_path;
+  std::string repo_id;   // after redirects
+  std::string commit;
+  std::string variant;
+  std::vector<std::string> user_warnings;  // to be raised as UserWarning by the caller
+  bool from_receipt = false;                // warm load: nothing re-hashed
+};
+
+class Installer {
+ public:
+  // `hub` may be null when only offline installs are requested.
+  Installer(std::filesystem::path cache_root, HubReader* hub);
+
+  util::Result<InstallResult> install(const InstallRequest& request);
+  // Every parsable variant of `build/` at `revision` and the resulting decisions (online).
+  util::Result<Selection> variants_at(const std::string& repo_id, const std::string& revision,
+                                      const SystemInfo& system);
+  // Resolves `version=N` to a commit (online: branches, writing refs/v<N>; offline: refs/v<N>
+  // files of the cache folders). `warning` receives the "outdated version" text when relevant.
+  util::Result<std::string> resolve_version(const std::string& repo_id, int version, bool offline,
+                                            std::optional<std::string>& warning);
+
+ private:
+  util::Result<InstallResult> install_online(const InstallRequest& request, int depth);
+  util::Result<InstallResult> install_offline(const InstallRequest& request);
+  util::Result<std::vector<std::string>> build_listing(const RepoCache& cache, const std::string& commit);
+  util::Status fetch_variant(const RepoCache& cache, const std::string& commit, const std::string& variant,
+                             const metadata::Metadata& metadata, const InstallRequest& request);
+  util::Result<FetchedFile> fetch_file(const RepoCache& cache, const std::string& revision,
+                                       const std::string& path, const std::optional<TreeEntry>& entry);
+
+  std::filesystem::path root_;
+  HubReader* hub_;
+};
+
+}  // namespace kb::loader

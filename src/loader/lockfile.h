@@ -1,0 +1,44 @@
+// `kernels.lock` (loader.md §8.2): the per-variant lock hash over a recursive tree listing, and
+// reading/writing the JSON file. Reading tolerates unknown keys and also accepts the structured
+// format of upstream's data library.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "util/result.h"
+
+namespace kb::loader {
+
+// One file of a recursive tree listing: repo path and its hash (LFS sha256 when the file is in
+// LFS, else the git blob id), both hex.
+struct TreeFile {
+  std::string path;
+  std::string hash;
+};
+
+struct VariantLock {
+  std::string hash;  // "sha256-<64 hex>"
+  std::string hash_type = "git_lfs_concat";
+};
+
+struct KernelLock {
+  std::string repo_id;
+  std::string sha;
+  std::map<std::string, VariantLock> variants;  // sorted by name, as upstream's JSON dump
+};
+
+// Groups `build/torch*` and `build/tvm-ffi*` files by variant (skipping *.pyc and __pycache__)
+// and hashes each group: SHA-256 over sorted (filename bytes, hex hash bytes) pairs.
+std::map<std::string, VariantLock> compute_variant_locks(const std::vector<TreeFile>& files);
+
+std::string render_lockfile(const std::vector<KernelLock>& locks);
+util::Result<std::vector<KernelLock>> parse_lockfile(const std::string& text);
+util::Result<std::vector<KernelLock>> read_lockfile(const std::filesystem::path& path);
+// The locked commit of `repo_id` (first matching entry).
+std::optional<std::string> locked_sha(const std::vector<KernelLock>& locks, const std::string& repo_id);
+
+}  // namespace kb::loader

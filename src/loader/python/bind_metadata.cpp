@@ -1,0 +1,104 @@
+// Bindings for metadata.json and digests: the facade's `Metadata` class wraps the dict built
+// here, so parsing rules live in src/metadata only.
+#include <pybind11/stl.h>
+
+#include "common.h"
+#include "metadata/digest.h"
+#include "metadata/metadata.h"
+#include "util/fs.h"
+
+namespace kb::loader::python {
+namespace {
+
+py::object git_state(const std::optional<metadata::GitState>& state) {
+  if (!state) return py::none();
+  py::dict d;
+  d["commit"] = state->commit;
+  d["dirty"] = state->dirty;
+  return d;
+}
+
+py::dict to_dict(const metadata::Metadata& md) {
+  py::dict d;
+  d["name"] = md.name;
+  d["id"] = md.id;
+  d["version"] = md.version;
+  d["license"] = md.license;
+  d["upstream"] = md.upstream ? py::object(py::str(*md.upstream)) : py::object(py::none());
+  d["source"] = md.source ? py::object(py::str(*md.source)) : py::object(py::none());
+  d["python_depends"] = md.python_depends;
+  py::list deps;
+  for (const auto& dep : md.kernel_depends) {
+    py::dict e;
+    e["repo_id"] = dep.repo_id;
+    e["version"] = dep.version ? py::object(py::int_(*dep.version)) : py::object(py::none());
+    e["revision"] = dep.revision ? py::object(py::str(*dep.revision)) : py::object(py::none());
+    deps.append(e);
+  }
+  d["kernel_depends"] = deps;
+  d["backend"] = std::string(config::to_string(md.backend));
+  d["archs"] = md.archs.empty() ? py::object(py::none()) : py::object(py::cast(md.archs));
+  if (md.digest) {
+    py::dict digest;
+    digest["algorithm"] = std::string(metadata::to_string(md.digest->algorithm));
+    digest["files"] = md.digest->files;
+    d["digest"] = digest;
+  } else {
+    d["digest"] = py::none();
+  }
+  if (md.provenance) {
+    py::dict p;
+    if (md.provenance->kernel_builder) {
+      py::dict kb;
+      kb["version"] = md.provenance->kernel_builder->version;
+      kb["git"] = git_state(md.provenance->kernel_builder->git);
+      p["kernel_builder"] = kb;
+    } else {
+      p["kernel_builder"] = py::none();
+    }
+    p["kernel"] = git_state(md.provenance->kernel);
+    d["provenance"] = p;
+  } else {
+    d["provenance"] = py::none();
+  }
+  return d;
+}
+
+metadata::DigestAlgorithm algorithm_from(const std::string& name) {
+  if (name == "sha256") return metadata::DigestAlgorithm::sha256;
+  if (name == "sha512") return metadata::DigestAlgorithm::sha512;
+  throw py::value_error("Unknown digest algorithm: " + name);
+}
+
+}  // namespace
+
+void bind_metadata(py::module_& m) {
+  m.def("parse_metadata", [](const py::bytes& data) {
+    auto parsed = metadata::parse_metadata(std::string(data));
+    if (!parsed) throw py::value_error("Cannot parse metadata: " + parsed.error().message);
+    return to_dict(*parsed);
+  });
+  m.def("read_metadata", [](const std::string& path) {
+    auto text = util::read_file(path);
+    if (!text) {
+      PyErr_SetString(PyExc_OSError, ("Failed to open `" + path + "`: " + text.error().message).c_str());
+      throw py::error_already_set();
+    }
+    auto parsed = metadata::parse_metadata(*text);
+    if (!parsed) throw py::value_error("Cannot parse metadata from `" + path + "`: " + parsed.error().message);
+    return to_dict(*parsed);
+  });
+  m.def("hash_variant", [](const std::string& algorithm, const std::string& path) {
+    auto digest = unwrap(metadata::compute_digest(path, algorithm_from(algorithm)));
+    return digest.files;
+  });
+  m.def("digest_violations",
+        [](const std::string& expected_algorithm, const std::map<std::string, std::string>& expected_files,
+           const std::string& actual_algorithm, const std::map<std::string, std::string>& actual_files) {
+          metadata::Digest expected{algorithm_from(expected_algorithm), expected_files};
+          metadata::Digest actual{algorithm_from(actual_algorithm), actual_files};
+          return metadata::digest_violations(expected, actual);
+        });
+}
+
+}  // namespace kb::loader::python

@@ -1,0 +1,53 @@
+// Installer::resolve_version (loader.md §2): `version=N` → the head commit of branch `vN`.
+#include <algorithm>
+
+#include "loader/installer.h"
+#include "util/strings.h"
+
+namespace kb::loader {
+
+util::Result<std::string> Installer::resolve_version(const std::string& repo_id, int version, bool offline,
+                                                     std::optional<std::string>& warning) {
+  std::vector<std::pair<int, std::string>> versions;
+  if (offline) {
+    // KERNELS_CACHE is re-read per call here, then the huggingface_hub default; both folder kinds.
+    for (const auto& root : {default_cache_root(), hf_hub_cache_root(), root_}) {
+      for (auto type : {RepoType::kernel, RepoType::model}) {
+        for (const auto& v : RepoCache(root, type, repo_id).cached_versions()) {
+          if (std::none_of(versions.begin(), versions.end(), [&](const auto& x) { return x.first == v.first; })) {
+            versions.push_back(v);
+          }
+        }
+      }
+    }
+    if (versions.empty()) {
+      return util::Error(util::ErrorKind::usage,
+                         "Version " + std::to_string(version) + " of '" + repo_id +
+                             "' is not available in the local cache and Hugging Face Hub is in offline mode. "
+                             "Download the kernel while online first, or pass an explicit `revision=<commit>`.");
+    }
+  } else {
+    if (hub_ == nullptr) return util::Error(util::ErrorKind::generic, "No Hub client configured");
+    auto branches = hub_->list_branches(RepoType::kernel, repo_id);
+    if (!branches) return std::move(branches).error();
+    for (const auto& branch : *branches) {
+      if (auto n = parse_version_branch(branch.name)) versions.emplace_back(*n, branch.commit);
+    }
+  }
+  std::sort(versions.begin(), versions.end());
+  auto it = std::find_if(versions.begin(), versions.end(), [&](const auto& v) { return v.first == version; });
+  if (it == versions.end()) {
+    std::vector<std::string> available;
+    for (const auto& v : versions) available.push_back(std::to_string(v.first));
+    return util::Error(util::ErrorKind::usage, "Version " + std::to_string(version) +
+                                                   " not found, available versions: " + util::join(available, ", "));
+  }
+  if (!versions.empty() && versions.back().first > version) {
+    warning = "You are using version " + std::to_string(version) + " of '" + repo_id + "', but version " +
+              std::to_string(versions.back().first) + " is available.";
+  }
+  if (!offline) (void)RepoCache(root_, RepoType::kernel, repo_id).write_ref("v" + std::to_string(version), it->second);
+  return it->second;
+}
+
+}  // namespace kb::loader
