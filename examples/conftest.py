@@ -3,7 +3,8 @@
 `kernel_variant(name, backend)` builds `examples/<name>` for `backend` (once per session) with
 `kernel-builder build --variant ...` and imports `build/<variant>` under its ops id, the way the
 loader does. `KB_EXAMPLES_BUILD=cpp_extension` switches to the stand-in build of
-`example_build.py`. CUDA tests skip before building when no GPU is present.
+`example_build.py`. CUDA tests skip before building when no GPU is present (`needs_gpu=False` builds and imports a
+CUDA variant anyway, e.g. the torch-cuda noarch variant on a CPU-only machine).
 """
 import importlib.util
 from pathlib import Path
@@ -21,8 +22,8 @@ _spec.loader.exec_module(example_build)
 def kernel_variant():
     cache = {}
 
-    def load(name: str, backend: str):
-        if backend == "cuda" and not torch.cuda.is_available():
+    def load(name: str, backend: str, needs_gpu: bool = True):
+        if backend == "cuda" and needs_gpu and not torch.cuda.is_available():
             pytest.skip("needs a CUDA GPU")
         key = (name, backend)
         if key not in cache:
