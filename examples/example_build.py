@@ -219,10 +219,15 @@ def _scratch_root() -> Path:
     return root
 
 
+_NOT_SOURCES = {"build", "tests", "CARD.md", "benchmarks"}
+
+
 def _source_digest(example_dir: Path) -> str:
     digest = hashlib.sha256()
     for path in sorted(example_dir.rglob("*")):
-        if path.is_file() and "build" not in path.relative_to(example_dir).parts[:1]:
+        # Tests and docs do not change what is compiled; leaving them out keeps the cache.
+        parts = path.relative_to(example_dir).parts
+        if path.is_file() and parts[0] not in _NOT_SOURCES and "__pycache__" not in parts:
             digest.update(str(path.relative_to(example_dir)).encode())
             digest.update(path.read_bytes())
     return digest.hexdigest()[:7]
@@ -269,7 +274,7 @@ def build_with_cpp_extension(example_dir: Path, backend: str) -> Path:
         if unit.get("backend") == backend:
             sources += unit["src"]
     compiled = [str(example_dir / s) for s in sources if s.endswith((".cpp", ".cc", ".cu"))]
-    defines = ["-DCPU_KERNEL" if backend == "cpu" else "-DCUDA_KERNEL"]
+    defines = ["-DCPU_KERNEL"] if backend == "cpu" else ["-DUSE_CUDA=1", "-DCUDA_KERNEL"]
     stable = _stable_abi(config, backend)
     if stable is not None:
         major, minor = (int(p) for p in stable.split(".")[:2])
