@@ -51,21 +51,6 @@ std::string_view type_name(const toml::node& node) {
   return "nothing";
 }
 
-std::string toml_key(std::string_view key) {
-  bool bare = !key.empty();
-  for (char c : key) {
-    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_';
-    bare = bare && ok;
-  }
-  if (bare) return std::string(key);
-  std::string out = "\"";
-  for (char c : key) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
-  }
-  return out + "\"";
-}
-
 namespace {
 void type_error(const toml::node& node, const std::string& path, std::string_view expected, DiagnosticSink& sink) {
   sink.error(node.source(), "invalid type for `" + path + "`: expected " + std::string(expected) + ", found " +

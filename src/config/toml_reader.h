@@ -17,6 +17,7 @@
 
 #include "config/diagnostic.h"
 #include "config/model.h"
+#include "config/toml_text.h"
 
 namespace kb::config::detail {
 
@@ -42,8 +43,6 @@ class DiagnosticSink {
 
 // "string", "integer", "table", ... as used in type errors.
 std::string_view type_name(const toml::node& node);
-// `key` as it would be written in a dotted TOML path (quoted when not a bare key).
-std::string toml_key(std::string_view key);
 
 // Typed conversions of one node; on mismatch they record an error naming `path`.
 std::optional<std::string> read_string(const toml::node& node, const std::string& path, DiagnosticSink& sink);
