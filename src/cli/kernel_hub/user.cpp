@@ -1,0 +1,36 @@
+// `kernel-hub user add NAME --root DIR [--org ORG]...`: create a user (or add orgs to one) and
+// print a new access token on the last line of output (shown once; only its digest is stored).
+#include <cstdio>
+
+#include "cli/command_registry.h"
+#include "hub/storage/accounts.h"
+
+namespace kb::cli {
+namespace {
+
+struct Options {
+  std::string name;
+  std::string root;
+  std::vector<std::string> orgs;
+};
+
+Action setup(CLI::App& app) {
+  auto o = std::make_shared<Options>();
+  app.require_subcommand(1, 1);
+  CLI::App* add = app.add_subcommand("add", "Create a user or add organizations; prints a new token");
+  add->add_option("NAME", o->name, "User name")->required();
+  add->add_option("--root", o->root, "Hub storage directory")->required();
+  add->add_option("--org", o->orgs, "Organization the user belongs to (repeatable)");
+  return [o] {
+    hub::storage::Accounts accounts(o->root);
+    auto token = accounts.add_user(o->name, o->orgs);
+    if (!token) return report_error(token.error());
+    std::printf("User `%s` saved. New token (shown once):\n%s\n", o->name.c_str(), token->c_str());
+    return 0;
+  };
+}
+
+const RegisterCommand registration("kernel-hub", {"user", "Manage users and tokens", setup, false, 30});
+
+}  // namespace
+}  // namespace kb::cli

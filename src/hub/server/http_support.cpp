@@ -1,0 +1,121 @@
+// HTTP helper implementations.
+#include "hub/server/http_support.h"
+
+#include "util/strings.h"
+
+namespace kb::hub::server {
+
+namespace {
+
+int hex_value(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+}  // namespace
+
+std::string percent_decode(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '%' && i + 2 < text.size()) {
+      int high = hex_value(text[i + 1]);
+      int low = hex_value(text[i + 2]);
+      if (high >= 0 && low >= 0) {
+        out += static_cast<char>(high * 16 + low);
+        i += 2;
+        continue;
+      }
+    }
+    out += text[i];
+  }
+  return out;
+}
+
+std::string percent_encode(std::string_view text, bool keep_slash) {
+  static const char digits[] = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : text) {
+    bool unreserved = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                      c == '-' || c == '_' || c == '.' || c == '~' || (keep_slash && c == '/');
+    if (unreserved) {
+      out += static_cast<char>(c);
+    } else {
+      out += '%';
+      out += digits[c >> 4];
+      out += digits[c & 15];
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> raw_segments(const std::string& target) {
+  std::string path = target.substr(0, target.find('?'));
+  std::vector<std::string> out;
+  for (auto& part : util::split(path, '/')) {
+    if (!part.empty()) out.push_back(part);
+  }
+  return out;
+}
+
+bool bool_param(const httplib::Request& request, const std::string& name, bool fallback) {
+  if (!request.has_param(name.c_str())) return fallback;
+  std::string value = util::to_lower(request.get_param_value(name.c_str()));
+  if (value == "true" || value == "1") return true;
+  if (value == "false" || value == "0") return false;
+  return fallback;
+}
+
+std::string bearer_token(const httplib::Request& request) {
+  std::string header = request.get_header_value("Authorization");
+  const std::string prefix = "bearer ";
+  if (header.size() > prefix.size() && util::to_lower(header.substr(0, prefix.size())) == prefix) {
+    return std::string(util::trim(header.substr(prefix.size())));
+  }
+  return "";
+}
+
+std::string base_url(const httplib::Request& request) {
+  std::string host = request.get_header_value("Host");
+  if (host.empty()) host = request.local_addr + ":" + std::to_string(request.local_port);
+  return "http://" + host;
+}
+
+void reply_json(httplib::Response& response, int status, const nlohmann::json& body) {
+  response.status = status;
+  response.set_content(body.dump(), "application/json");
+}
+
+void reply_error(httplib::Response& response, int status, const std::string& code, const std::string& message) {
+  if (!code.empty()) response.set_header("X-Error-Code", code);
+  response.set_header("X-Error-Message", message);
+  reply_json(response, status, {{"error", message}});
+}
+
+void reply_problem(httplib::Response& response, const storage::Problem& problem) {
+  using storage::Failure;
+  switch (problem.failure) {
+    case Failure::repo_not_found: return reply_error(response, 404, "RepoNotFound", "Repository not found");
+    case Failure::revision_not_found: return reply_error(response, 404, "RevisionNotFound", problem.message);
+    case Failure::entry_not_found: return reply_error(response, 404, "EntryNotFound", problem.message);
+    case Failure::conflict: return reply_error(response, 409, "", problem.message);
+    case Failure::stale_parent: return reply_error(response, 412, "", problem.message);
+    case Failure::invalid: return reply_error(response, 400, "", problem.message);
+    case Failure::io: return reply_error(response, 500, "", problem.message);
+  }
+}
+
+std::string loggable_path(const httplib::Request& request) {
+  std::string path = request.target.substr(0, request.target.find('?'));
+  // LFS upload URLs carry a one-time ticket: a credential, so it is masked like a token.
+  const std::string lfs = "/api/kernel-hub/lfs/";
+  if (path.rfind(lfs, 0) == 0) {
+    size_t end = path.find('/', lfs.size());
+    path = lfs + "***" + (end == std::string::npos ? "" : path.substr(end));
+  }
+  return path;
+}
+
+}  // namespace kb::hub::server

@@ -1,0 +1,44 @@
+// Small HTTP helpers of the Hub server: percent-decoding of raw path segments, boolean query
+// parameters in every spelling clients send, JSON error replies with X-Error-Code, bearer
+// tokens, and the absolute base URL used in Link headers and returned URLs.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <httplib.h>
+#include <nlohmann/json.hpp>
+
+#include "hub/storage/repo_store.h"
+
+namespace kb::hub::server {
+
+std::string percent_decode(std::string_view text);
+// Percent-encodes everything but unreserved characters; `keep_slash` keeps '/'.
+std::string percent_encode(std::string_view text, bool keep_slash);
+
+// Raw path (target without query) split at '/', each segment still encoded; empty segments dropped.
+std::vector<std::string> raw_segments(const std::string& target);
+
+// true/false, True/False, 1/0 (case-insensitive); absent or unrecognised -> fallback.
+bool bool_param(const httplib::Request& request, const std::string& name, bool fallback = false);
+
+// Token from "Authorization: Bearer <token>" (empty if none).
+std::string bearer_token(const httplib::Request& request);
+
+// "http://<Host header>" (the address the client used), for absolute URLs.
+std::string base_url(const httplib::Request& request);
+
+void reply_json(httplib::Response& response, int status, const nlohmann::json& body);
+// {"error": message} plus X-Error-Code when `code` is not empty.
+void reply_error(httplib::Response& response, int status, const std::string& code, const std::string& message);
+// Maps a storage problem to its status and error code.
+void reply_problem(httplib::Response& response, const storage::Problem& problem);
+
+// The access-log form of a request target: the path only, since query strings may carry
+// credentials; tokens never appear because headers are never logged.
+std::string loggable_path(const httplib::Request& request);
+
+}  // namespace kb::hub::server

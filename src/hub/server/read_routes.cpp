@@ -1,0 +1,239 @@
+// Read endpoints: whoami, organization overview, capabilities, refs, revision info, tree
+// listing (paginated), file resolve (streamed, with Range) and the bulk directory download.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <memory>
+#include <set>
+
+#include "hub/protocol/bulk_format.h"
+#include "hub/server/http_support.h"
+#include "hub/server/service.h"
+#include "util/hash.h"
+
+namespace kb::hub::server {
+
+using nlohmann::json;
+using protocol::BulkEntry;
+using protocol::kBulkContentType;
+using protocol::kBulkFormatVersion;
+using protocol::write_bulk_stream;
+
+namespace {
+
+constexpr size_t kTreePageSize = 1000;
+constexpr size_t kTreeExpandPageSize = 50;
+
+// Files are served from an open descriptor with pread, so no file is ever held in memory.
+struct OpenFile {
+  int fd = -1;
+  explicit OpenFile(const std::filesystem::path& path) : fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC)) {}
+  ~OpenFile() {
+    if (fd >= 0) ::close(fd);
+  }
+  OpenFile(const OpenFile&) = delete;
+  OpenFile& operator=(const OpenFile&) = delete;
+};
+
+json file_entry(const std::string& path, const storage::TreeEntry& entry) {
+  json out = {{"type", "file"}, {"oid", entry.oid}, {"size", entry.size}, {"path", path}};
+  if (entry.lfs) {
+    out["lfs"] = {{"oid", entry.sha256}, {"size", entry.size},
+                  {"pointerSize", storage::lfs_pointer(entry.sha256, entry.size).size()}};
+  }
+  return out;
+}
+
+// A stable id for a directory: sha1 over the (path, oid) pairs beneath it.
+std::string directory_oid(const storage::Commit& commit, const std::string& dir) {
+  util::Hasher hasher(util::HashAlgorithm::sha1);
+  std::string prefix = dir + "/";
+  for (auto it = commit.tree.lower_bound(prefix); it != commit.tree.end() && it->first.rfind(prefix, 0) == 0; ++it) {
+    hasher.update(it->first.substr(prefix.size()) + " " + it->second.oid + "\n");
+  }
+  return util::to_hex(hasher.finish());
+}
+
+std::string etag_of(const storage::TreeEntry& entry) { return entry.lfs ? entry.sha256 : entry.oid; }
+
+}  // namespace
+
+void HubService::whoami(const httplib::Request& request, httplib::Response& response) {
+  std::optional<storage::User> caller;
+  if (!caller_of(request, response, caller)) return;
+  if (!caller) return reply_error(response, 401, "", "Invalid username or password.");
+  json orgs = json::array();
+  for (const auto& org : caller->orgs) orgs.push_back({{"name", org}, {"type", "org"}});
+  reply_json(response, 200, {{"type", "user"}, {"name", caller->name}, {"fullname", caller->name}, {"orgs", orgs}});
+}
+
+void HubService::organization_overview(const std::string& org, httplib::Response& response) {
+  auto found = accounts_.organization(org);
+  if (!found) return reply_error(response, 404, "", "Organization not found");
+  reply_json(response, 200, {{"name", found->name}, {"fullname", found->name}, {"avatarUrl", ""},
+                             {"isVerified", found->trusted}, {"trustedKernelPublisher", found->trusted}});
+}
+
+void HubService::capabilities(httplib::Response& response) {
+  reply_json(response, 200, {{"kernel-hub", 1}, {"bulk", kBulkFormatVersion}});
+}
+
+void HubService::refs(const httplib::Request& request, httplib::Response& response, const RepoRequest& target) {
+  if (!authorize(request, response, target.repo, Access::read)) return;
+  auto all = store_.refs(target.repo);
+  if (!all.ok()) return reply_problem(response, all.problem);
+  json branches = json::array();
+  for (const auto& [name, commit] : all.value->branches) {
+    branches.push_back({{"name", name}, {"ref", "refs/heads/" + name}, {"targetCommit", commit}});
+  }
+  json body = {{"branches", branches}, {"converts", json::array()}, {"tags", json::array()}};
+  if (bool_param(request, "include_prs")) {
+    json prs = json::array();
+    for (const auto& [number, commit] : all.value->pull_requests) {
+      prs.push_back({{"name", std::to_string(number)}, {"ref", "refs/pr/" + std::to_string(number)},
+                     {"targetCommit", commit}});
+    }
+    body["pullRequests"] = prs;
+  }
+  response.set_header("X-Kernel-Hub-Bulk", std::to_string(kBulkFormatVersion));
+  reply_json(response, 200, body);
+}
+
+void HubService::revision_info(const httplib::Request& request, httplib::Response& response,
+                               const RepoRequest& target, const std::string& revision) {
+  if (!authorize(request, response, target.repo, Access::read)) return;
+  auto info = store_.repo_info(target.repo);
+  auto id = store_.resolve(target.repo, revision);
+  if (!info.ok() || !id.ok()) return reply_problem(response, info.ok() ? id.problem : info.problem);
+  auto commit = store_.load_commit(target.repo, *id.value);
+  if (!commit.ok()) return reply_problem(response, commit.problem);
+  json body = {{"id", target.repo.full()}, {"sha", *id.value}, {"private", info.value->is_private},
+               {"author", target.repo.name_space}, {"lastModified", (*commit.value)->time},
+               {"createdAt", info.value->created}, {"gated", false}, {"disabled", false}};
+  if (target.repo.type == "model") {
+    json siblings = json::array();
+    for (const auto& [path, entry] : (*commit.value)->tree) siblings.push_back({{"rfilename", path}});
+    body["siblings"] = siblings;
+  }
+  response.set_header("X-Kernel-Hub-Bulk", std::to_string(kBulkFormatVersion));
+  reply_json(response, 200, body);
+}
+
+void HubService::tree(const httplib::Request& request, httplib::Response& response, const RepoRequest& target) {
+  if (!authorize(request, response, target.repo, Access::read)) return;
+  auto [revision, path_index] = split_revision(target.rest, 1);
+  std::string dir = decoded_path(target.rest, path_index);
+  while (!dir.empty() && dir.back() == '/') dir.pop_back();
+  auto id = store_.resolve(target.repo, revision);
+  if (!id.ok()) return reply_problem(response, id.problem);
+  auto loaded = store_.load_commit(target.repo, *id.value);
+  if (!loaded.ok()) return reply_problem(response, loaded.problem);
+  const storage::Commit& commit = **loaded.value;
+  bool recursive = bool_param(request, "recursive");
+  bool expand = bool_param(request, "expand");
+
+  // Entries sorted by path: directories are collected as the prefixes of file paths.
+  std::string prefix = dir.empty() ? "" : dir + "/";
+  std::set<std::string> directories;
+  std::vector<std::pair<std::string, const storage::TreeEntry*>> files;
+  for (auto it = commit.tree.lower_bound(prefix); it != commit.tree.end() && it->first.rfind(prefix, 0) == 0; ++it) {
+    std::string rest = it->first.substr(prefix.size());
+    size_t slash = rest.find('/');
+    if (!recursive && slash != std::string::npos) {
+      directories.insert(prefix + rest.substr(0, slash));
+      continue;
+    }
+    for (; slash != std::string::npos; slash = rest.find('/', slash + 1)) directories.insert(prefix + rest.substr(0, slash));
+    files.emplace_back(it->first, &it->second);
+  }
+  if (!dir.empty() && files.empty() && directories.empty()) {
+    response.set_header("X-Repo-Commit", *id.value);
+    return reply_error(response, 404, "EntryNotFound", "Path `" + dir + "` not found at revision " + revision);
+  }
+  size_t total = directories.size() + files.size();
+  size_t page = expand ? kTreeExpandPageSize : kTreePageSize;
+  size_t start = 0;
+  if (request.has_param("cursor")) start = std::strtoull(request.get_param_value("cursor").c_str(), nullptr, 10);
+  json body = json::array();
+  size_t index = 0;
+  for (const auto& d : directories) {
+    if (index >= start && index < start + page) {
+      body.push_back({{"type", "directory"}, {"oid", directory_oid(commit, d)}, {"path", d}});
+    }
+    ++index;
+  }
+  for (const auto& [path, entry] : files) {
+    if (index >= start && index < start + page) {
+      json e = file_entry(path, *entry);
+      if (expand) e["lastCommit"] = {{"id", *id.value}, {"title", commit.message}, {"date", commit.time}};
+      body.push_back(std::move(e));
+    }
+    ++index;
+  }
+  if (start + page < total) {
+    std::string next = base_url(request) + request.target.substr(0, request.target.find('?')) +
+                       "?recursive=" + (recursive ? "true" : "false") + "&expand=" + (expand ? "true" : "false") +
+                       "&cursor=" + std::to_string(start + page);
+    response.set_header("Link", "<" + next + ">; rel=\"next\"");
+  }
+  reply_json(response, 200, body);
+}
+
+void HubService::resolve(const httplib::Request& request, httplib::Response& response, const RepoRequest& target) {
+  if (!authorize(request, response, target.repo, Access::read)) return;
+  auto [revision, path_index] = split_revision(target.rest, 1);
+  std::string path = decoded_path(target.rest, path_index);
+  auto id = store_.resolve(target.repo, revision);
+  if (!id.ok()) return reply_problem(response, id.problem);
+  auto loaded = store_.load_commit(target.repo, *id.value);
+  if (!loaded.ok()) return reply_problem(response, loaded.problem);
+  response.set_header("X-Repo-Commit", *id.value);
+  auto it = (*loaded.value)->tree.find(path);
+  if (it == (*loaded.value)->tree.end()) {
+    return reply_error(response, 404, "EntryNotFound", "Entry not found: " + path);
+  }
+  const storage::TreeEntry& entry = it->second;
+  auto file = std::make_shared<OpenFile>(store_.objects().path_of(entry.sha256));
+  if (file->fd < 0) return reply_error(response, 500, "", "Stored object of `" + path + "` is missing");
+  std::string etag = "\"" + etag_of(entry) + "\"";
+  response.set_header("ETag", etag);
+  response.set_header("X-Linked-Etag", etag);
+  response.set_header("X-Linked-Size", std::to_string(entry.size));
+  response.set_header("Accept-Ranges", "bytes");
+  response.status = 200;
+  response.set_content_provider(
+      entry.size, "application/octet-stream",
+      [file](size_t offset, size_t length, httplib::DataSink& sink) {
+        std::string buffer(std::min<size_t>(length, 256 * 1024), '\0');
+        ssize_t got = ::pread(file->fd, buffer.data(), buffer.size(), static_cast<off_t>(offset));
+        if (got <= 0) return false;
+        return sink.write(buffer.data(), static_cast<size_t>(got));
+      });
+}
+
+void HubService::bulk(const httplib::Request& request, httplib::Response& response, const RepoRequest& target) {
+  if (!authorize(request, response, target.repo, Access::read)) return;
+  auto [revision, path_index] = split_revision(target.rest, 1);
+  std::string dir = decoded_path(target.rest, path_index);
+  while (!dir.empty() && dir.back() == '/') dir.pop_back();
+  auto id = store_.resolve(target.repo, revision);
+  if (!id.ok()) return reply_problem(response, id.problem);
+  auto loaded = store_.load_commit(target.repo, *id.value);
+  if (!loaded.ok()) return reply_problem(response, loaded.problem);
+  response.set_header("X-Repo-Commit", *id.value);
+  auto commit = *loaded.value;
+  std::vector<BulkEntry> entries;
+  std::string prefix = dir.empty() ? "" : dir + "/";
+  for (auto it = commit->tree.lower_bound(prefix); it != commit->tree.end() && it->first.rfind(prefix, 0) == 0; ++it) {
+    entries.push_back(BulkEntry{it->first, it->second.size, it->second.sha256, store_.objects().path_of(it->second.sha256)});
+  }
+  if (entries.empty()) return reply_error(response, 404, "EntryNotFound", "Path `" + dir + "` not found");
+  response.status = 200;
+  response.set_chunked_content_provider(kBulkContentType, [entries](size_t, httplib::DataSink& sink) {
+    bool ok = write_bulk_stream(entries, [&sink](const char* data, size_t size) { return sink.write(data, size); });
+    if (ok) sink.done();
+    return ok;
+  });
+}
+
+}  // namespace kb::hub::server

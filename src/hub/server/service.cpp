@@ -1,0 +1,187 @@
+// Routing and access control of the Hub service.
+#include "hub/server/service.h"
+
+#include <random>
+
+#include "hub/server/http_support.h"
+#include "util/hash.h"
+
+namespace kb::hub::server {
+
+namespace {
+
+// "kernels" -> "kernel", "models" -> "model"; empty for anything else.
+std::string repo_type_of(const std::string& segment) {
+  if (segment == "kernels") return "kernel";
+  if (segment == "models") return "model";
+  return "";
+}
+
+RepoRequest repo_request(const std::string& type, const std::vector<std::string>& segments, size_t ns_index) {
+  RepoRequest target;
+  target.repo = storage::RepoId{type, percent_decode(segments[ns_index]), percent_decode(segments[ns_index + 1])};
+  target.rest.assign(segments.begin() + static_cast<long>(ns_index) + 2, segments.end());
+  return target;
+}
+
+bool ends_with_git(const std::string& name) {
+  return name.size() > 4 && name.compare(name.size() - 4, 4, ".git") == 0;
+}
+
+}  // namespace
+
+std::string decoded_path(const std::vector<std::string>& segments, size_t first) {
+  std::string out;
+  for (size_t i = first; i < segments.size(); ++i) {
+    if (!out.empty()) out += '/';
+    out += percent_decode(segments[i]);
+  }
+  return out;
+}
+
+std::pair<std::string, size_t> split_revision(const std::vector<std::string>& segments, size_t first) {
+  if (first >= segments.size()) return {"", first};
+  std::string head = percent_decode(segments[first]);
+  if (head == "refs" && first + 2 < segments.size()) {
+    std::string kind = percent_decode(segments[first + 1]);
+    if (kind == "pr" || kind == "heads") {
+      return {"refs/" + kind + "/" + percent_decode(segments[first + 2]), first + 3};
+    }
+  }
+  return {head, first + 1};
+}
+
+HubService::HubService(std::filesystem::path root) : store_(root), accounts_(root) {}
+
+bool HubService::caller_of(const httplib::Request& request, httplib::Response& response,
+                           std::optional<storage::User>& caller) {
+  std::string token = bearer_token(request);
+  if (token.empty()) return true;
+  caller = accounts_.user_for_token(token);
+  if (!caller) {
+    reply_error(response, 401, "", "Invalid credentials in Authorization header");
+    return false;
+  }
+  return true;
+}
+
+bool HubService::authorize(const httplib::Request& request, httplib::Response& response,
+                           const storage::RepoId& repo, Access access, std::optional<storage::User>* caller_out) {
+  std::optional<storage::User> caller;
+  if (!caller_of(request, response, caller)) return false;
+  auto info = store_.repo_info(repo);
+  bool member = caller && storage::Accounts::is_member(*caller, repo.name_space);
+  // Private repos are indistinguishable from missing ones to outsiders.
+  if (!info.ok() || (info.value->is_private && !member)) {
+    reply_error(response, caller ? 404 : 401, "RepoNotFound", "Repository not found");
+    return false;
+  }
+  if (access == Access::write && !caller) {
+    reply_error(response, 401, "", "Authentication required to write to `" + repo.full() + "`");
+    return false;
+  }
+  if (access == Access::write && !member) {
+    reply_error(response, 403, "", "You don't have the rights to write to `" + repo.full() + "`");
+    return false;
+  }
+  if (caller_out) *caller_out = caller;
+  return true;
+}
+
+void HubService::handle_get(const httplib::Request& request, httplib::Response& response) {
+  auto segments = raw_segments(request.target);
+  size_t n = segments.size();
+  if (n >= 2 && segments[0] == "api") {
+    if (n == 2 && segments[1] == "whoami-v2") return whoami(request, response);
+    if (n == 3 && segments[1] == "kernel-hub" && segments[2] == "capabilities") return capabilities(response);
+    if (n == 4 && segments[1] == "organizations" && segments[3] == "overview") {
+      return organization_overview(percent_decode(segments[2]), response);
+    }
+    std::string type = repo_type_of(segments[1]);
+    if (!type.empty() && n >= 4) {
+      RepoRequest target = repo_request(type, segments, 2);
+      if (target.rest.empty()) return revision_info(request, response, target, "main");
+      const std::string& verb = target.rest[0];
+      if (verb == "refs" && target.rest.size() == 1) return refs(request, response, target);
+      if (verb == "revision" && target.rest.size() >= 2) {
+        return revision_info(request, response, target, decoded_path(target.rest, 1));
+      }
+      if (verb == "tree" && target.rest.size() >= 2) return tree(request, response, target);
+      if (verb == "bulk" && target.rest.size() >= 2) return bulk(request, response, target);
+    }
+  }
+  // File downloads: /kernels/{ns}/{name}/resolve/... and /{ns}/{name}/resolve/... (models).
+  if (n >= 5 && segments[0] == "kernels" && segments[3] == "resolve") {
+    return resolve(request, response, repo_request("kernel", segments, 1));
+  }
+  if (n >= 4 && segments[2] == "resolve") return resolve(request, response, repo_request("model", segments, 0));
+  reply_error(response, 404, "", "Not found");
+}
+
+void HubService::handle_post(const httplib::Request& request, httplib::Response& response) {
+  auto segments = raw_segments(request.target);
+  size_t n = segments.size();
+  if (n == 3 && segments[0] == "api" && segments[1] == "repos" && segments[2] == "create") {
+    return create_repo(request, response);
+  }
+  if (n == 5 && segments[0] == "api" && segments[1] == "kernel-hub" && segments[2] == "lfs" && segments[4] == "verify") {
+    return lfs_verify(segments[3], request, response);
+  }
+  if (n >= 5 && segments[0] == "api") {
+    std::string type = repo_type_of(segments[1]);
+    if (!type.empty()) {
+      RepoRequest target = repo_request(type, segments, 2);
+      const std::string& verb = target.rest.empty() ? "" : target.rest[0];
+      if (target.rest.size() >= 2) {
+        if (verb == "branch") return create_branch(request, response, target);
+        if (verb == "preupload") return preupload(request, response, target);
+        if (verb == "commit") return commit(request, response, target);
+      }
+    }
+  }
+  // LFS batch: /{prefix}{ns}/{name}.git/info/lfs/objects/batch
+  if (n >= 6 && segments[n - 1] == "batch" && segments[n - 2] == "objects" && segments[n - 3] == "lfs" &&
+      segments[n - 4] == "info") {
+    bool kernel = n == 7 && segments[0] == "kernels";
+    if (kernel || n == 6) {
+      RepoRequest target = repo_request(kernel ? "kernel" : "model", segments, kernel ? 1 : 0);
+      if (ends_with_git(target.repo.name)) {
+        target.repo.name.resize(target.repo.name.size() - 4);
+        return lfs_batch(request, response, target);
+      }
+    }
+  }
+  reply_error(response, 404, "", "Not found");
+}
+
+void HubService::handle_put(const httplib::Request& request, httplib::Response& response,
+                            const httplib::ContentReader& reader) {
+  auto segments = raw_segments(request.target);
+  if (segments.size() == 4 && segments[0] == "api" && segments[1] == "kernel-hub" && segments[2] == "lfs") {
+    return lfs_upload(segments[3], response, reader);
+  }
+  reply_error(response, 404, "", "Not found");
+}
+
+std::string HubService::issue_ticket(const std::string& sha256, uint64_t size) {
+  std::random_device device;
+  std::string raw;
+  for (int i = 0; i < 4; ++i) raw += std::to_string(device()) + "-";
+  std::string ticket = util::sha256_hex(raw + sha256);
+  std::lock_guard<std::mutex> guard(tickets_guard_);
+  auto now = std::chrono::steady_clock::now();
+  for (auto it = tickets_.begin(); it != tickets_.end();) {
+    it = it->second.expires < now ? tickets_.erase(it) : std::next(it);
+  }
+  tickets_[ticket] = UploadTicket{sha256, size, now + std::chrono::hours(1)};
+  return ticket;
+}
+
+std::optional<HubService::UploadTicket> HubService::find_ticket(const std::string& ticket) {
+  std::lock_guard<std::mutex> guard(tickets_guard_);
+  auto it = tickets_.find(ticket);
+  if (it == tickets_.end() || it->second.expires < std::chrono::steady_clock::now()) return std::nullopt;
+  return it->second;
+}
+
+}  // namespace kb::hub::server

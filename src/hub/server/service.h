@@ -1,0 +1,88 @@
+// The Hub service: request routing (by raw, still-encoded path segments, because revisions and
+// paths may contain encoded '/'), authentication and authorization, and the endpoint handlers
+// of hub-api.md §2–3 plus our bulk download. Handlers live in read_routes.cpp and
+// write_routes.cpp; this class owns the shared state.
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <httplib.h>
+
+#include "hub/storage/accounts.h"
+#include "hub/storage/repo_store.h"
+
+namespace kb::hub::server {
+
+// The parts of a repository URL that every repo-scoped handler needs.
+struct RepoRequest {
+  storage::RepoId repo;
+  std::vector<std::string> rest;  // raw segments after {type}s/{ns}/{name}
+};
+
+class HubService {
+ public:
+  explicit HubService(std::filesystem::path root);
+
+  void handle_get(const httplib::Request& request, httplib::Response& response);
+  void handle_post(const httplib::Request& request, httplib::Response& response);
+  void handle_put(const httplib::Request& request, httplib::Response& response,
+                  const httplib::ContentReader& reader);
+
+ private:
+  enum class Access { read, write };
+  // Authenticates the caller and checks access to `repo`; replies and returns false on refusal.
+  bool authorize(const httplib::Request& request, httplib::Response& response,
+                 const storage::RepoId& repo, Access access, std::optional<storage::User>* caller = nullptr);
+  // Resolves the bearer token; replies 401 and returns false for an invalid token.
+  bool caller_of(const httplib::Request& request, httplib::Response& response,
+                 std::optional<storage::User>& caller);
+
+  // Read endpoints (read_routes.cpp).
+  void whoami(const httplib::Request& request, httplib::Response& response);
+  void organization_overview(const std::string& org, httplib::Response& response);
+  void capabilities(httplib::Response& response);
+  void refs(const httplib::Request& request, httplib::Response& response, const RepoRequest& target);
+  void revision_info(const httplib::Request& request, httplib::Response& response,
+                     const RepoRequest& target, const std::string& revision);
+  void tree(const httplib::Request& request, httplib::Response& response, const RepoRequest& target);
+  void resolve(const httplib::Request& request, httplib::Response& response, const RepoRequest& target);
+  void bulk(const httplib::Request& request, httplib::Response& response, const RepoRequest& target);
+
+  // Write endpoints (write_routes.cpp).
+  void create_repo(const httplib::Request& request, httplib::Response& response);
+  void create_branch(const httplib::Request& request, httplib::Response& response, const RepoRequest& target);
+  void preupload(const httplib::Request& request, httplib::Response& response, const RepoRequest& target);
+  void lfs_batch(const httplib::Request& request, httplib::Response& response, const RepoRequest& target);
+  void lfs_upload(const std::string& ticket, httplib::Response& response, const httplib::ContentReader& reader);
+  void lfs_verify(const std::string& ticket, const httplib::Request& request, httplib::Response& response);
+  void commit(const httplib::Request& request, httplib::Response& response, const RepoRequest& target);
+
+  // An LFS upload permission handed out by lfs_batch: the PUT href carries a random ticket
+  // instead of the user's token (clients do not send tokens to upload URLs).
+  struct UploadTicket {
+    std::string sha256;
+    uint64_t size = 0;
+    std::chrono::steady_clock::time_point expires;
+  };
+  std::string issue_ticket(const std::string& sha256, uint64_t size);
+  std::optional<UploadTicket> find_ticket(const std::string& ticket);
+
+  storage::RepoStore store_;
+  storage::Accounts accounts_;
+  std::mutex tickets_guard_;
+  std::map<std::string, UploadTicket> tickets_;
+};
+
+// "{a}/{b}/.../" joined from raw segments [first, end), each percent-decoded.
+std::string decoded_path(const std::vector<std::string>& segments, size_t first);
+// Splits "rev/path..." raw segments: a revision is one encoded segment, or the unencoded forms
+// refs/pr/<n> and refs/heads/<b>. Returns the revision and the index of the first path segment.
+std::pair<std::string, size_t> split_revision(const std::vector<std::string>& segments, size_t first);
+
+}  // namespace kb::hub::server

@@ -1,0 +1,171 @@
+// Accounts file: load/save with a lock, token generation and lookups.
+#include "hub/storage/accounts.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <random>
+
+#include <nlohmann/json.hpp>
+
+#include "hub/storage/repo_store.h"
+#include "util/fs.h"
+#include "util/hash.h"
+
+namespace kb::hub::storage {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+// Serializes administrative writers (separate processes) on the accounts file.
+class FileLock {
+ public:
+  explicit FileLock(const fs::path& path) {
+    fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (fd_ >= 0) ::flock(fd_, LOCK_EX);
+  }
+  ~FileLock() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  FileLock(const FileLock&) = delete;
+  FileLock& operator=(const FileLock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+
+}  // namespace
+
+std::string new_token() {
+  static const char alphabet[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+  std::random_device device;  // non-deterministic source (getrandom on Linux)
+  std::uniform_int_distribution<size_t> pick(0, sizeof(alphabet) - 2);
+  std::string token = "hf_";
+  for (int i = 0; i < 34; ++i) token += alphabet[pick(device)];
+  return token;
+}
+
+Accounts::Accounts(fs::path root) : file_(std::move(root) / "accounts.json") {}
+
+util::Result<AccountsSnapshot> Accounts::load() const {
+  AccountsSnapshot snapshot;
+  std::error_code ec;
+  if (!fs::exists(file_, ec)) return snapshot;
+  auto text = util::read_file(file_);
+  if (!text) return text.error();
+  json doc = json::parse(*text, nullptr, false);
+  if (doc.is_discarded() || doc.value("format_version", 0) != kAccountsFormatVersion) {
+    return util::Error(util::ErrorKind::config, "Unsupported or corrupt accounts file `" + file_.string() + "`");
+  }
+  const json empty = json::object();
+  const json& org_list = doc.contains("orgs") && doc["orgs"].is_object() ? doc["orgs"] : empty;
+  const json& user_list = doc.contains("users") && doc["users"].is_object() ? doc["users"] : empty;
+  for (const auto& [name, o] : org_list.items()) {
+    snapshot.orgs[name] = Organization{name, o.value("trusted", false)};
+  }
+  for (const auto& [name, u] : user_list.items()) {
+    User user{name, u.value("orgs", std::vector<std::string>{}),
+              u.value("token_sha256", std::vector<std::string>{})};
+    snapshot.users[name] = std::move(user);
+  }
+  return snapshot;
+}
+
+util::Status Accounts::save(const AccountsSnapshot& snapshot) const {
+  json orgs = json::object();
+  for (const auto& [name, org] : snapshot.orgs) orgs[name] = {{"trusted", org.trusted}};
+  json users = json::object();
+  for (const auto& [name, user] : snapshot.users) {
+    users[name] = {{"orgs", user.orgs}, {"token_sha256", user.token_digests}};
+  }
+  json doc = {{"format_version", kAccountsFormatVersion}, {"orgs", orgs}, {"users", users}};
+  std::error_code ec;
+  fs::create_directories(file_.parent_path(), ec);
+  return util::write_file_atomic(file_, doc.dump(2) + "\n");
+}
+
+util::Status Accounts::add_org(const std::string& name, bool trusted) {
+  if (!RepoStore::valid_name(name)) return util::Error(util::ErrorKind::usage, "Invalid organization name `" + name + "`");
+  std::error_code ec;
+  fs::create_directories(file_.parent_path(), ec);
+  FileLock lock(file_.parent_path() / "accounts.lock");
+  auto snapshot = load();
+  if (!snapshot) return snapshot.error();
+  if (snapshot->users.count(name)) {
+    return util::Error(util::ErrorKind::usage, "`" + name + "` is already a user name");
+  }
+  snapshot->orgs[name] = Organization{name, trusted};
+  return save(*snapshot);
+}
+
+util::Result<std::string> Accounts::add_user(const std::string& name, const std::vector<std::string>& orgs) {
+  if (!RepoStore::valid_name(name)) return util::Error(util::ErrorKind::usage, "Invalid user name `" + name + "`");
+  std::error_code ec;
+  fs::create_directories(file_.parent_path(), ec);
+  FileLock lock(file_.parent_path() / "accounts.lock");
+  auto snapshot = load();
+  if (!snapshot) return snapshot.error();
+  if (snapshot->orgs.count(name)) {
+    return util::Error(util::ErrorKind::usage, "`" + name + "` is already an organization name");
+  }
+  User& user = snapshot->users[name];
+  user.name = name;
+  for (const auto& org : orgs) {
+    if (!snapshot->orgs.count(org)) {
+      return util::Error(util::ErrorKind::usage, "Unknown organization `" + org + "`")
+          .with_hint("create it first with `kernel-hub org add " + org + " --root <DIR>`");
+    }
+    if (std::find(user.orgs.begin(), user.orgs.end(), org) == user.orgs.end()) user.orgs.push_back(org);
+  }
+  std::string token = new_token();
+  user.token_digests.push_back(util::sha256_hex(token));
+  KB_TRY(save(*snapshot));
+  return token;
+}
+
+void Accounts::refresh() {
+  std::error_code ec;
+  auto time = fs::last_write_time(file_, ec);
+  if (ec) {
+    cached_ = {};
+    loaded_ = true;
+    return;
+  }
+  if (loaded_ && time == cached_time_) return;
+  if (auto snapshot = load()) {
+    cached_ = std::move(*snapshot);
+    cached_time_ = time;
+    loaded_ = true;
+  }
+}
+
+std::optional<User> Accounts::user_for_token(const std::string& token) {
+  if (token.empty()) return std::nullopt;
+  std::string digest = util::sha256_hex(token);
+  std::lock_guard<std::mutex> guard(guard_);
+  refresh();
+  for (const auto& [name, user] : cached_.users) {
+    for (const auto& d : user.token_digests) {
+      if (d == digest) return user;
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<Organization> Accounts::organization(const std::string& name) {
+  std::lock_guard<std::mutex> guard(guard_);
+  refresh();
+  auto it = cached_.orgs.find(name);
+  if (it == cached_.orgs.end()) return std::nullopt;
+  return it->second;
+}
+
+bool Accounts::is_member(const User& user, const std::string& name_space) {
+  return user.name == name_space || std::find(user.orgs.begin(), user.orgs.end(), name_space) != user.orgs.end();
+}
+
+}  // namespace kb::hub::storage

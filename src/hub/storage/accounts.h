@@ -1,0 +1,64 @@
+// Users, organizations and tokens of the Hub server, kept in <root>/accounts.json (versioned).
+// Only SHA-256 digests of tokens are stored, so the file never holds a usable secret. The server
+// re-reads the file when it changes, so `kernel-hub user add` works while a server runs.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "util/result.h"
+
+namespace kb::hub::storage {
+
+struct Organization {
+  std::string name;
+  bool trusted = false;  // trustedKernelPublisher
+};
+
+struct User {
+  std::string name;
+  std::vector<std::string> orgs;
+  std::vector<std::string> token_digests;  // sha256 hex of each token
+};
+
+struct AccountsSnapshot {
+  std::map<std::string, Organization> orgs;
+  std::map<std::string, User> users;
+};
+
+inline constexpr int kAccountsFormatVersion = 1;
+
+class Accounts {
+ public:
+  explicit Accounts(std::filesystem::path root);
+
+  // Administration (CLI). Both take the accounts file lock.
+  util::Status add_org(const std::string& name, bool trusted);
+  // Creates the user if needed, adds the orgs, and returns a fresh token.
+  util::Result<std::string> add_user(const std::string& name, const std::vector<std::string>& orgs);
+
+  // Lookups (server); cheap when the file has not changed.
+  std::optional<User> user_for_token(const std::string& token);
+  std::optional<Organization> organization(const std::string& name);
+  // The user may write to (and read private repos of) this namespace.
+  static bool is_member(const User& user, const std::string& name_space);
+
+ private:
+  util::Result<AccountsSnapshot> load() const;
+  util::Status save(const AccountsSnapshot& snapshot) const;
+  void refresh();
+
+  std::filesystem::path file_;
+  std::mutex guard_;
+  AccountsSnapshot cached_;
+  std::filesystem::file_time_type cached_time_{};
+  bool loaded_ = false;
+};
+
+std::string new_token();
+
+}  // namespace kb::hub::storage

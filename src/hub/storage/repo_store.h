@@ -1,0 +1,114 @@
+// Repositories of the Hub server under <root>/repos/<type>s/<namespace>/<name>/:
+//   repo.json      creation record (visibility); its presence is what makes a repo exist
+//   refs.json      branches and pull-request refs -> commit id, replaced atomically
+//   commits/<id>   immutable commit objects (commit.h)
+//   lock           flock()ed while a writer updates refs, so two server processes are safe
+// Every writer writes new objects and the commit first and switches the ref last, so a crash
+// at any moment leaves each ref at a complete old or new commit.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "hub/storage/commit.h"
+#include "hub/storage/object_store.h"
+
+namespace kb::hub::storage {
+
+struct RepoId {
+  std::string type;       // "kernel" or "model"
+  std::string name_space; // user or organization
+  std::string name;
+  std::string full() const { return name_space + "/" + name; }
+};
+
+struct RepoInfo {
+  bool is_private = false;
+  std::string created;
+};
+
+struct Refs {
+  std::map<std::string, std::string> branches;  // name -> commit
+  std::map<int, std::string> pull_requests;     // number -> commit
+};
+
+// Why a storage request failed; the server maps these to HTTP statuses and X-Error-Code.
+enum class Failure { repo_not_found, revision_not_found, entry_not_found, conflict, stale_parent, invalid, io };
+
+struct Problem {
+  Failure failure = Failure::io;
+  std::string message;
+};
+
+template <class T>
+struct Outcome {
+  std::optional<T> value;
+  Problem problem;
+  Outcome(T v) : value(std::move(v)) {}                   // NOLINT(google-explicit-constructor)
+  Outcome(Problem p) : problem(std::move(p)) {}           // NOLINT(google-explicit-constructor)
+  bool ok() const { return value.has_value(); }
+};
+
+enum class OperationKind { add, delete_file, delete_folder };
+
+struct Operation {
+  OperationKind kind = OperationKind::add;
+  std::string path;
+  TreeEntry entry;  // for add
+};
+
+struct CommitRequest {
+  std::string revision;                 // branch name, refs/heads/<b> or refs/pr/<n>
+  std::vector<Operation> operations;
+  std::string message;
+  std::optional<std::string> parent_commit;
+  bool create_pr = false;
+};
+
+struct CommitResult {
+  std::string commit;
+  std::optional<int> pull_request;
+};
+
+class RepoStore {
+ public:
+  explicit RepoStore(std::filesystem::path root);
+
+  ObjectStore& objects() { return objects_; }
+  const std::filesystem::path& root() const { return root_; }
+
+  static bool valid_name(const std::string& name);
+
+  Outcome<RepoInfo> create_repo(const RepoId& repo, bool is_private);
+  Outcome<RepoInfo> repo_info(const RepoId& repo) const;
+  Outcome<Refs> refs(const RepoId& repo) const;
+  // Branch name, refs/heads/<b>, refs/pr/<n> or a 40-hex commit id -> commit id.
+  Outcome<std::string> resolve(const RepoId& repo, const std::string& revision) const;
+  Outcome<std::shared_ptr<const Commit>> load_commit(const RepoId& repo, const std::string& id) const;
+  Outcome<std::string> create_branch(const RepoId& repo, const std::string& branch,
+                                     const std::string& starting_point);
+  Outcome<CommitResult> commit(const RepoId& repo, const CommitRequest& request);
+
+ private:
+  std::filesystem::path repo_dir(const RepoId& repo) const;
+  // Holds the in-process mutex and the flock of one repo for the lifetime of the object.
+  class WriteLock;
+  std::shared_ptr<std::mutex> repo_mutex(const std::string& key);
+  Outcome<std::string> write_commit(const RepoId& repo, const Commit& commit);
+  static Outcome<Refs> read_refs(const std::filesystem::path& dir);
+  static util::Status write_refs(const std::filesystem::path& dir, const Refs& refs);
+
+  std::filesystem::path root_;
+  ObjectStore objects_;
+  std::mutex mutexes_guard_;
+  std::map<std::string, std::shared_ptr<std::mutex>> mutexes_;
+  mutable std::mutex cache_guard_;
+  mutable std::map<std::string, std::shared_ptr<const Commit>> commit_cache_;
+};
+
+}  // namespace kb::hub::storage
