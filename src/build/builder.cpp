@@ -1,0 +1,198 @@
+// Build orchestration (see builder.h).
+#include "build/builder.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <mutex>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "build/plan.h"
+#include "build/project_checks.h"
+#include "build/toolchain.h"
+#include "build/unique_id.h"
+#include "build/variant_build.h"
+#include "config/reader.h"
+#include "util/fs.h"
+#include "util/strings.h"
+
+namespace kb::build {
+
+namespace fs = std::filesystem;
+using util::Error;
+using util::ErrorKind;
+using util::Result;
+
+namespace {
+
+Result<std::vector<std::string>> interpreters(const BuildOptions& options) {
+  std::vector<std::string> out;
+  std::optional<fs::path> registry = options.toolchains_file;
+  if (!registry) {
+    if (const char* env = std::getenv("KERNEL_BUILDER_TOOLCHAINS"); env && *env) registry = fs::path(env);
+  }
+  if (registry) {
+    auto listed = read_toolchain_registry(*registry);
+    if (!listed) return std::move(listed).error();
+    out = *listed;
+  }
+  out.insert(out.end(), options.pythons.begin(), options.pythons.end());
+  if (out.empty()) out.push_back("python3");
+  return out;
+}
+
+// Copies CARD.md (when the card filler is available, see report) and benchmarks/benchmark*.py.
+util::Status copy_bundle_extras(const fs::path& project, const fs::path& out_dir) {
+  fs::path benchmarks = project / "benchmarks";
+  std::error_code ec;
+  if (!fs::is_directory(benchmarks, ec)) return {};
+  fs::path target = out_dir / "benchmarks";
+  fs::remove_all(target, ec);
+  for (const auto& entry : fs::directory_iterator(benchmarks, ec)) {
+    std::string name = entry.path().filename().string();
+    if (!entry.is_regular_file(ec) || !util::starts_with(name, "benchmark") || !util::ends_with(name, ".py")) continue;
+    fs::create_directories(target, ec);
+    fs::copy_file(entry.path(), target / name, fs::copy_options::overwrite_existing, ec);
+    if (ec) return Error(ErrorKind::io, "Cannot copy `" + entry.path().string() + "`").with_cause(ec.message());
+  }
+  return {};
+}
+
+}  // namespace
+
+Result<std::vector<std::string>> read_toolchain_registry(const fs::path& file) {
+  auto text = util::read_file(file);
+  if (!text) return std::move(text).error();
+  auto root = nlohmann::json::parse(*text, nullptr, false);
+  Error invalid(ErrorKind::config, "Invalid toolchain registry `" + file.string() + "`");
+  if (root.is_discarded() || !root.is_object()) return std::move(invalid).with_cause("not a JSON object");
+  if (root.value("format_version", 0) != 1) {
+    return std::move(invalid).with_cause("unsupported `format_version` (expected 1)");
+  }
+  auto list = root.find("toolchains");
+  if (list == root.end() || !list->is_array()) return std::move(invalid).with_cause("missing list `toolchains`");
+  std::vector<std::string> out;
+  for (const auto& entry : *list) {
+    if (!entry.is_object() || !entry.contains("python") || !entry["python"].is_string()) {
+      return std::move(invalid).with_cause("every toolchain needs a string `python`");
+    }
+    fs::path python = entry["python"].get<std::string>();
+    if (python.is_relative() && python.has_parent_path()) python = file.parent_path() / python;
+    out.push_back(python.string());
+  }
+  return out;
+}
+
+Result<BuildSummary> run_build(const BuildOptions& options, BuildReporter& reporter) {
+  std::error_code ec;
+  if (!fs::is_directory(options.kernel_dir, ec)) {
+    return Error(ErrorKind::usage, "`" + options.kernel_dir.string() + "` is not a directory");
+  }
+  fs::path project = fs::absolute(options.kernel_dir).lexically_normal();
+  if (project.has_filename() == false) project = project.parent_path();
+  auto config = config::load_build_config(project);
+  if (!config) return std::move(config).error();
+
+  // Toolchains (probe results cached under build/.kb so a no-op build skips `import torch`).
+  auto pythons = interpreters(options);
+  if (!pythons) return std::move(pythons).error();
+  std::vector<Toolchain> toolchains;
+  for (const auto& python : *pythons) {
+    auto toolchain = probe_toolchain(python, project / "build" / ".kb" / "toolchains");
+    if (!toolchain) return std::move(toolchain).error();
+    toolchains.push_back(std::move(*toolchain));
+  }
+  auto plan = plan_build(*config, toolchains);
+  if (!plan) return std::move(plan).error();
+  for (const auto& note : plan->notes) reporter.note(note);
+
+  std::vector<PlannedVariant> selected;
+  if (options.variants.empty()) {
+    selected = plan->variants;
+    if (options.bundle && !plan->missing.empty() && !options.skip_missing) {
+      const auto& m = plan->missing.front();
+      return Error(ErrorKind::config, "missing toolchain for " + m.name + ": " + m.what)
+          .with_hint("pass interpreters with `--python`/`--toolchains`, or `--skip-missing` to build a partial bundle");
+    }
+    if (!plan->missing.empty()) {
+      std::vector<std::string> names;
+      for (const auto& m : plan->missing) names.push_back(m.name);
+      reporter.note("bundle variants not built for lack of a toolchain: " + util::join(names, ", "));
+    }
+  } else {
+    for (const auto& wanted : options.variants) {
+      auto it = std::find_if(plan->variants.begin(), plan->variants.end(),
+                             [&](const PlannedVariant& v) { return v.name == wanted; });
+      if (it != plan->variants.end()) {
+        selected.push_back(*it);
+        continue;
+      }
+      auto missing = std::find_if(plan->missing.begin(), plan->missing.end(),
+                                  [&](const MissingVariant& m) { return m.name == wanted; });
+      if (missing != plan->missing.end()) {
+        return Error(ErrorKind::config, "missing toolchain for " + missing->name + ": " + missing->what);
+      }
+      std::vector<std::string> valid;
+      for (const auto& v : plan->variants) valid.push_back(v.name);
+      for (const auto& m : plan->missing) valid.push_back(m.name);
+      std::sort(valid.begin(), valid.end());
+      return Error(ErrorKind::usage, "Unknown variant `" + wanted + "`.\nValid variants are: " + util::join(valid, ", "));
+    }
+  }
+
+  // Checks on the source, with the first interpreter (it has torch; the lint needs only `ast`).
+  if (!options.skip_checks) KB_TRY(check_project(project, *config, toolchains.front().python));
+
+  auto git = read_git_info(project);
+  BuildSettings settings;
+  settings.project = project;
+  settings.config = &*config;
+  settings.unique_id = make_unique_id(options.unique_id, git);
+  metadata::BuilderProvenance builder{options.builder_version, std::nullopt};
+  if (metadata::is_valid_oid(options.builder_commit)) builder.git = metadata::GitState{options.builder_commit, options.builder_dirty};
+  settings.provenance.kernel_builder = builder;
+  settings.provenance.kernel = kernel_git_state(git);
+  int max_jobs = std::max(1, options.max_jobs);
+  int available = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  settings.cores = options.cores ? std::max(1, *options.cores) : std::max(1, available / max_jobs);
+  settings.use_compiler_cache = !options.no_cache;
+  settings.import_check = !options.no_import_check;
+  settings.skip_checks = options.skip_checks;
+  settings.stream_logs = options.print_build_logs;
+  settings.reporter = &reporter;
+  fs::create_directories(project / "build", ec);
+
+  BuildSummary summary;
+  std::vector<Error> errors;
+  std::mutex mutex;
+  std::atomic<size_t> next{0};
+  auto worker = [&] {
+    for (size_t i = next++; i < selected.size(); i = next++) {
+      auto result = build_variant(settings, selected[i]);
+      std::lock_guard<std::mutex> lock(mutex);
+      if (!result) {
+        reporter.stage(selected[i].name, Stage::failed);
+        errors.push_back(std::move(result).error());
+      } else if (*result == VariantResult::built) {
+        summary.built.push_back(selected[i].name);
+      } else {
+        summary.up_to_date.push_back(selected[i].name);
+      }
+    }
+  };
+  std::vector<std::thread> threads;
+  for (int j = 1; j < std::min<int>(max_jobs, static_cast<int>(selected.size())); ++j) threads.emplace_back(worker);
+  worker();
+  for (auto& thread : threads) thread.join();
+  if (!errors.empty()) {
+    Error first = errors.front();
+    if (errors.size() > 1) first.hints.push_back(std::to_string(errors.size() - 1) + " more variant(s) failed as well");
+    return first;
+  }
+  if (options.variants.empty()) KB_TRY(copy_bundle_extras(project, project / "build"));
+  return summary;
+}
+
+}  // namespace kb::build

@@ -1,0 +1,47 @@
+// `kernel-builder build` as a library call (cli.md build, build-output.md §9): reads the
+// project, detects toolchains, plans the variants, builds them (`max_jobs` at a time), then
+// copies the bundle extras. Progress goes to a BuildReporter; the result is a summary or an error.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "build/reporter.h"
+#include "util/result.h"
+
+namespace kb::build {
+
+struct BuildOptions {
+  std::filesystem::path kernel_dir = ".";
+  std::vector<std::string> variants;  // --variant (empty: all)
+  std::vector<std::string> pythons;   // --python
+  std::optional<std::filesystem::path> toolchains_file;  // --toolchains, else KERNEL_BUILDER_TOOLCHAINS
+  int max_jobs = 1;
+  std::optional<int> cores;
+  bool print_build_logs = false;
+  std::optional<std::string> unique_id;
+  bool no_cache = false;
+  bool skip_checks = false;
+  bool no_import_check = false;
+  bool bundle = false;
+  bool skip_missing = false;
+  // The builder's own identity, recorded in provenance (from cli/app.h).
+  std::string builder_version;
+  std::string builder_commit;
+  bool builder_dirty = false;
+};
+
+struct BuildSummary {
+  std::vector<std::string> built;
+  std::vector<std::string> up_to_date;
+};
+
+// Interpreters from a toolchain registry file: {"format_version": 1, "toolchains": [{"python": P}, ...]}.
+// Relative paths are resolved against the file's directory.
+util::Result<std::vector<std::string>> read_toolchain_registry(const std::filesystem::path& file);
+
+util::Result<BuildSummary> run_build(const BuildOptions& options, BuildReporter& reporter);
+
+}  // namespace kb::build

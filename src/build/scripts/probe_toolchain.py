@@ -1,0 +1,39 @@
+# Prints, as one JSON object on stdout, what kernel-builder needs to know about the torch
+# installation of this interpreter (src/build/toolchain.cpp reads it; keep keys in sync).
+import json
+import platform
+import sys
+import sysconfig
+
+out = {
+    "format_version": 1,
+    "python_version": "%d.%d.%d" % sys.version_info[:3],
+    "python_include": sysconfig.get_paths()["include"],
+    "machine": platform.machine(),
+    "system": platform.system(),
+}
+try:
+    import torch
+    import torch.utils
+    import torch.utils.cpp_extension as cpp_extension
+except Exception as error:  # noqa: BLE001 - any import failure means "no usable torch"
+    out["torch_error"] = "%s: %s" % (type(error).__name__, error)
+else:
+    out["torch_version"] = torch.__version__
+    out["cxx11_abi"] = bool(torch._C._GLIBCXX_USE_CXX11_ABI)
+    out["cuda"] = torch.version.cuda
+    out["hip"] = getattr(torch.version, "hip", None)
+    out["xpu"] = getattr(torch.version, "xpu", None)
+    out["cmake_prefix_path"] = torch.utils.cmake_prefix_path
+    out["include_dirs"] = cpp_extension.include_paths()
+    out["library_dirs"] = cpp_extension.library_paths()
+    out["torch_dir"] = torch.__path__[0]
+    # torch's own nvcc flags (COMMON_NVCC_FLAGS); the builder drops the __CUDA_NO_HALF* defines.
+    out["nvcc_flags"] = list(getattr(cpp_extension, "COMMON_NVCC_FLAGS", []))
+try:
+    import tvm_ffi
+
+    out["tvm_ffi_version"] = tvm_ffi.__version__
+except Exception:  # noqa: BLE001 - optional
+    pass
+json.dump(out, sys.stdout)

@@ -1,0 +1,370 @@
+// One variant build (see variant_build.h).
+#include "build/variant_build.h"
+
+#include <fstream>
+#include <functional>
+#include <regex>
+
+#include "build/project_checks.h"
+#include "build/staging.h"
+#include "build/toolchain.h"
+#include "codegen/ops_py.h"
+#include "codegen/variant_project.h"
+#include "config/python_registry.h"
+#include "metadata/digest.h"
+#include "util/fs.h"
+#include "util/hash.h"
+#include "util/process.h"
+#include "util/strings.h"
+#include "variant/cuda_capabilities.h"
+#include "variant/rocm_archs.h"
+
+namespace kb::build {
+
+namespace fs = std::filesystem;
+using config::Backend;
+using util::Error;
+using util::ErrorKind;
+using util::Result;
+
+namespace {
+
+// Hash of (path, size, mtime) of every project file outside build outputs and dot-directories:
+// cheap enough for every no-op build, and any edit changes it.
+std::string input_fingerprint(const fs::path& project) {
+  util::Hasher hasher(util::HashAlgorithm::sha256);
+  std::vector<std::string> entries;
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(project, ec); !ec && it != fs::recursive_directory_iterator();
+       it.increment(ec)) {
+    std::string name = it->path().filename().string();
+    if (it->is_directory(ec)) {
+      bool top_output = it.depth() == 0 && (name == "build" || name == "result");
+      if (top_output || util::starts_with(name, ".") || name == "__pycache__") it.disable_recursion_pending();
+      continue;
+    }
+    std::error_code stat_error;
+    auto size = fs::file_size(it->path(), stat_error);
+    auto time = fs::last_write_time(it->path(), stat_error);
+    entries.push_back(it->path().lexically_relative(project).generic_string() + "\t" + std::to_string(size) + "\t" +
+                      std::to_string(time.time_since_epoch().count()));
+  }
+  std::sort(entries.begin(), entries.end());
+  for (const auto& e : entries) hasher.update(e + "\n");
+  return util::to_hex(hasher.finish());
+}
+
+std::vector<std::string> data_extensions(const config::BuildConfig& config) {
+  std::optional<std::vector<std::string>> pyext;
+  if (auto* torch = std::get_if<config::TorchConfig>(&config.framework)) pyext = torch->pyext;
+  if (auto* noarch = std::get_if<config::TorchNoarchConfig>(&config.framework)) pyext = noarch->pyext;
+  if (auto* tvm = std::get_if<config::TvmFfiConfig>(&config.framework)) pyext = tvm->pyext;
+  std::vector<std::string> out;
+  for (const auto& ext : pyext.value_or(std::vector<std::string>{"py", "pyi"})) {
+    if (ext != "py" && ext != "pyi") out.push_back(ext);
+  }
+  return out;
+}
+
+Result<metadata::Metadata> base_metadata(const BuildSettings& s, Backend backend, const std::string& ops_id) {
+  const auto& general = s.config->general;
+  metadata::Metadata m;
+  m.name = general.name;
+  m.id = ops_id;
+  m.version = general.version;
+  m.license = general.license;
+  if (general.upstream) m.upstream = general.upstream->original;
+  if (general.source) m.source = general.source->original;
+  auto deps = config::resolve_python_depends(*s.config, backend, config::PythonRegistry::embedded());
+  if (!deps) return std::move(deps).error();
+  for (const auto* dep : *deps) m.python_depends.push_back(dep->name);
+  for (const auto& dep : config::kernel_depends_for(*s.config, backend)) {
+    m.kernel_depends.push_back({dep.repo_id, dep.version, dep.revision});
+  }
+  m.backend = backend;
+  m.provenance = s.provenance;
+  return m;
+}
+
+// The first compiler error lines of a build log, for the error report.
+std::vector<std::string> first_error_lines(const std::string& log) {
+  std::vector<std::string> out;
+  static const std::regex error_line(R"((error|Error|FAILED:|undefined reference))");
+  for (const auto& line : util::split(log, '\n')) {
+    if (std::regex_search(line, error_line)) out.push_back(line);
+    if (out.size() >= 8) break;
+  }
+  return out;
+}
+
+// Runs a build tool, appending its output to `log_path`, streaming it when asked and reporting
+// Ninja's `[done/total]` progress.
+Result<util::ProcessResult> run_logged(const BuildSettings& s, const std::string& variant,
+                                       const std::vector<std::string>& argv, const fs::path& log_path,
+                                       const std::map<std::string, std::string>& env) {
+  std::ofstream log(log_path, std::ios::app | std::ios::binary);
+  log << "$ " << util::join(argv, " ") << "\n";
+  util::ProcessOptions options;
+  options.env = env;
+  options.merge_stderr = true;
+  std::string pending;
+  static const std::regex status(R"(^\[(\d+)/(\d+)\] (.*)$)");
+  bool linking = false;
+  options.on_output = [&](std::string_view chunk) {
+    log << chunk;
+    if (s.stream_logs && s.reporter) s.reporter->log(variant, chunk);
+    pending += chunk;
+    size_t newline;
+    while ((newline = pending.find('\n')) != std::string::npos) {
+      std::string line = pending.substr(0, newline);
+      pending.erase(0, newline + 1);
+      std::smatch match;
+      if (s.reporter && std::regex_match(line, match, status)) {
+        if (!linking && match[3].str().find("Linking") != std::string::npos) {
+          linking = true;
+          s.reporter->stage(variant, Stage::link);
+        }
+        s.reporter->progress(variant, std::stoi(match[1]), std::stoi(match[2]));
+      }
+    }
+  };
+  auto run = util::run_process(argv, options);
+  log.flush();
+  return run;
+}
+
+Error build_failure(const std::string& variant, const std::string& what, const fs::path& log_path) {
+  auto log = util::read_file(log_path);
+  Error error(ErrorKind::process, "Cannot build variant `" + variant + "`");
+  error.causes.push_back(what);
+  if (log) {
+    for (const auto& line : first_error_lines(*log)) error.causes.push_back(line);
+  }
+  error.hints.push_back("full log: " + log_path.string());
+  return error;
+}
+
+// Removes every `__pycache__` directory and `*.pyc` file under `root` (build-output.md §9 step 5).
+void remove_python_caches(const fs::path& root) {
+  std::vector<fs::path> doomed;
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(root, ec); !ec && it != fs::recursive_directory_iterator();
+       it.increment(ec)) {
+    std::string name = it->path().filename().string();
+    if (name == "__pycache__" || util::ends_with(name, ".pyc")) {
+      doomed.push_back(it->path());
+      it.disable_recursion_pending();
+    }
+  }
+  for (const auto& path : doomed) fs::remove_all(path, ec);
+}
+
+struct ArchOutput {
+  std::vector<std::string> archs;  // recorded in metadata.json
+  fs::path library;                // the built module
+  bool up_to_date = false;         // the stamp matched: nothing was run
+};
+
+// Generates, configures and compiles the CMake project of an arch variant.
+Result<ArchOutput> compile_arch(const BuildSettings& s, const PlannedVariant& v, const std::string& ops_id,
+                                const fs::path& work, const fs::path& log_path, std::string& stamp_input,
+                                const std::function<bool(const std::string&)>& up_to_date) {
+  const Toolchain& t = *v.toolchain;
+  codegen::VariantProjectInput input;
+  input.config = s.config;
+  input.backend = v.backend;
+  input.variant = v.name;
+  input.ops_id = ops_id;
+  input.torch = t.torch_major_minor();
+  input.stable_abi = v.stable_abi;
+  input.torch_nvcc_flags = t.nvcc_flags;
+  std::vector<std::vector<std::string>> all_archs;
+  if (v.backend == Backend::cuda && t.cuda) {
+    input.cuda = t.cuda->version;
+    config::Version nvcc({t.cuda->version.major, t.cuda->version.minor});
+    for (const auto* unit : s.config->units_for(Backend::cuda)) {
+      if (unit->cuda_minver && nvcc < *unit->cuda_minver) continue;  // skipped entirely
+      auto archs = variant::unit_cuda_capabilities(unit->name, unit->cuda_capabilities, nvcc);
+      if (!archs) return std::move(archs).error();
+      input.unit_archs[unit->name] = *archs;
+      all_archs.push_back(*archs);
+    }
+  }
+  if (v.backend == Backend::rocm) {
+    for (const auto* unit : s.config->units_for(Backend::rocm)) {
+      auto archs = variant::unit_rocm_archs(unit->name, unit->rocm_archs);
+      if (!archs) return std::move(archs).error();
+      input.unit_archs[unit->name] = *archs;
+      all_archs.push_back(*archs);
+    }
+  }
+  auto files = codegen::generate_variant_project(input);
+  if (!files) return std::move(files).error();
+  fs::path generated = work / "project";
+  KB_TRY(codegen::write_generated_files(generated, *files, true));
+
+  fs::path cmake_dir = work / "cmake-build";
+  std::vector<std::string> configure = {"cmake", "-S", generated.string(), "-B", cmake_dir.string(), "-G", "Ninja",
+                                        "-DCMAKE_BUILD_TYPE=Release",
+                                        "-DKB_PROJECT_DIR=" + s.project.string(),
+                                        "-DKB_GENERATED_DIR=" + generated.string(),
+                                        "-DKB_TORCH_INCLUDE_DIRS=" + util::join(t.include_dirs, ";"),
+                                        "-DKB_TORCH_LIBRARY_DIR=" + (t.library_dirs.empty() ? "" : t.library_dirs[0]),
+                                        "-DKB_PYTHON_INCLUDE_DIR=" + t.python_include};
+  if (v.backend == Backend::cuda && t.cuda) {
+    configure.push_back("-DCMAKE_CUDA_COMPILER=" + t.cuda->nvcc.string());
+    configure.push_back("-DCMAKE_CUDA_ARCHITECTURES=OFF");
+    configure.push_back("-DCUDAToolkit_ROOT=" + t.cuda->home.string());
+  }
+  auto ccache = s.use_compiler_cache ? util::find_program("ccache") : std::nullopt;
+  if (ccache) {
+    configure.push_back("-DCMAKE_CXX_COMPILER_LAUNCHER=" + ccache->string());
+    if (v.backend == Backend::cuda) configure.push_back("-DCMAKE_CUDA_COMPILER_LAUNCHER=" + ccache->string());
+  }
+  std::string configure_key = util::join(configure, "\n");
+  for (const auto& [path, content] : *files) stamp_input += path + "\n" + content + "\n";
+  stamp_input += configure_key + "\n";
+
+  ArchOutput out;
+  out.archs = variant::recorded_archs(all_archs);
+  out.library = cmake_dir / (ops_id + ".abi3.so");
+  // Nothing changed since the last successful build of this variant: not even Ninja runs.
+  if (up_to_date(stamp_input)) {
+    out.up_to_date = true;
+    return out;
+  }
+  std::map<std::string, std::string> env = {{"MAX_JOBS", std::to_string(s.cores)}};
+  fs::path configure_stamp = work / "configure.args";
+  auto previous = util::read_file(configure_stamp);
+  if (!fs::exists(cmake_dir / "CMakeCache.txt") || !previous || *previous != configure_key) {
+    if (s.reporter) s.reporter->stage(v.name, Stage::configure);
+    auto run = run_logged(s, v.name, configure, log_path, env);
+    if (!run) return std::move(run).error();
+    if (!run->success()) return build_failure(v.name, "CMake configuration failed", log_path);
+    KB_TRY(util::write_file_atomic(configure_stamp, configure_key));
+  }
+  if (s.reporter) s.reporter->stage(v.name, Stage::compile);
+  auto run = run_logged(s, v.name, {"ninja", "-C", cmake_dir.string(), "-j", std::to_string(s.cores)}, log_path, env);
+  if (!run) return std::move(run).error();
+  if (!run->success()) return build_failure(v.name, "compilation failed", log_path);
+  if (!fs::exists(out.library)) return build_failure(v.name, "the module " + out.library.string() + " was not built", log_path);
+  return out;
+}
+
+util::Status import_check(const BuildSettings& s, const PlannedVariant& v, const fs::path& staging, const std::string& ops_id,
+                    const fs::path& log_path) {
+  if (s.reporter) s.reporter->stage(v.name, Stage::check);
+  auto run = run_logged(s, v.name, {v.toolchain->python.string(), "-c", build_script("import_check.py"),
+                                    staging.string(), ops_id}, log_path, {{"PYTHONDONTWRITEBYTECODE", "1"}});
+  if (!run) return std::move(run).error();
+  if (!run->success()) {
+    Error error(ErrorKind::process, "Variant `" + v.name + "` fails to import");
+    auto lines = util::split(std::string(util::trim(run->stdout_text)), '\n');
+    size_t from = lines.size() > 6 ? lines.size() - 6 : 0;
+    for (size_t i = from; i < lines.size(); ++i) error.causes.push_back(lines[i]);
+    error.hints.push_back("kernels that need a GPU at import time can be built with `--no-import-check`");
+    error.hints.push_back("full log: " + log_path.string());
+    return error;
+  }
+  return {};
+}
+
+}  // namespace
+
+fs::path output_dir(const BuildSettings& settings) { return settings.project / "build"; }
+
+fs::path work_dir(const BuildSettings& settings, const std::string& variant) {
+  return output_dir(settings) / ".kb" / variant;
+}
+
+Result<VariantResult> build_variant(const BuildSettings& s, const PlannedVariant& v) {
+  const auto& config = *s.config;
+  std::string python_name = config.general.python_name();
+  std::string ops_id = codegen::make_ops_id(python_name, std::string(config::to_string(v.backend)), s.unique_id);
+  fs::path work = work_dir(s, v.name);
+  fs::path out_dir = output_dir(s);
+  fs::path target = out_dir / v.name;
+  fs::path staging = out_dir / (".staging-" + v.name);
+  fs::path log_path = work / "build.log";
+  std::error_code ec;
+  fs::create_directories(work, ec);
+  { std::ofstream truncate(log_path, std::ios::trunc); }
+  if (s.reporter) s.reporter->stage(v.name, Stage::generate);
+
+  auto meta = base_metadata(s, v.backend, ops_id);
+  if (!meta) return std::move(meta).error();
+  std::string stamp_input = "kb-variant-stamp 1\n" + v.name + "\n" + ops_id + "\n" + metadata::render_metadata(*meta) +
+                            "\n" + input_fingerprint(s.project) + "\n" + (s.skip_checks ? "skip" : "check") +
+                            (s.import_check ? "import" : "noimport") + "\n";
+  if (v.toolchain) stamp_input += v.toolchain->python.string() + "\n" + v.toolchain->torch_version + "\n";
+
+  fs::path stamp_file = work / "stamp";
+  auto up_to_date = [&](const std::string& input) {
+    auto previous = util::read_file(stamp_file);
+    return previous && *previous == util::sha256_hex(input) && fs::exists(target / "metadata.json");
+  };
+  std::optional<ArchOutput> arch;
+  if (v.flavour != Flavour::noarch) {
+    if (v.flavour == Flavour::tvm_ffi) {
+      return Error(ErrorKind::config, "Cannot build variant `" + v.name + "`: TVM-FFI builds are not supported yet");
+    }
+    auto compiled = compile_arch(s, v, ops_id, work, log_path, stamp_input, up_to_date);
+    if (!compiled) return std::move(compiled).error();
+    arch = std::move(*compiled);
+  }
+  std::string stamp = util::sha256_hex(stamp_input);
+  if ((arch && arch->up_to_date) || (!arch && up_to_date(stamp_input))) {
+    if (s.reporter) s.reporter->stage(v.name, Stage::up_to_date);
+    return VariantResult::up_to_date;
+  }
+
+  if (s.reporter) s.reporter->stage(v.name, Stage::stage);
+  fs::remove_all(staging, ec);
+  fs::create_directories(staging, ec);
+  auto fail = [&](Error error) -> Result<VariantResult> {
+    std::error_code ignored;
+    fs::remove_all(staging, ignored);
+    return error;
+  };
+  fs::path package = s.project / extension_dir_name(config) / python_name;
+  if (auto copied = copy_package_files(package, staging, data_extensions(config), v.flavour == Flavour::noarch); !copied) {
+    return fail(std::move(copied).error());
+  }
+  std::string ops_py;
+  if (v.flavour == Flavour::noarch) {
+    ops_py = codegen::render_ops_py_noarch(python_name, s.unique_id);
+    if (auto* noarch = std::get_if<config::TorchNoarchConfig>(&config.framework)) {
+      if (v.backend == Backend::cuda && noarch->cuda_capabilities) meta->archs = *noarch->cuda_capabilities;
+      if (v.backend == Backend::rocm && noarch->rocm_archs) meta->archs = *noarch->rocm_archs;
+    }
+  } else {
+    ops_py = codegen::render_ops_py_torch(ops_id);
+    meta->archs = arch->archs;
+    fs::copy_file(arch->library, staging / arch->library.filename(), fs::copy_options::overwrite_existing, ec);
+    if (ec) return fail(Error(ErrorKind::io, "Cannot copy `" + arch->library.string() + "`").with_cause(ec.message()));
+  }
+  if (auto written = util::write_file_atomic(staging / "_ops.py", ops_py); !written) return fail(std::move(written).error());
+
+  if (!s.skip_checks && s.import_check) {
+    if (v.toolchain) {
+      if (auto checked = import_check(s, v, staging, ops_id, log_path); !checked) return fail(std::move(checked).error());
+    } else if (s.reporter) {
+      s.reporter->note("skipping the import check of `" + v.name + "`: no interpreter for backend `" +
+                       std::string(config::to_string(v.backend)) + "` is configured");
+    }
+  }
+  remove_python_caches(staging);
+  auto digest = metadata::compute_digest(staging);
+  if (!digest) return fail(std::move(digest).error());
+  meta->digest = *digest;
+  if (auto written = util::write_file_atomic(staging / "metadata.json", metadata::render_metadata(*meta)); !written) {
+    return fail(std::move(written).error());
+  }
+  make_writable(staging);
+  if (auto replaced = replace_directory(staging, target); !replaced) return fail(std::move(replaced).error());
+  (void)util::write_file_atomic(stamp_file, stamp);
+  if (s.reporter) s.reporter->stage(v.name, Stage::done);
+  return VariantResult::built;
+}
+
+}  // namespace kb::build

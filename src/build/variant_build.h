@@ -1,0 +1,41 @@
+// Building one variant (build-output.md §9): generate the private CMake project, configure and
+// compile with Ninja (incrementally, in a persistent per-variant build directory), stage the
+// package into build/.staging-<variant>, check it, write metadata.json with digest and
+// provenance, and atomically replace build/<variant>/. A failed build never leaves a
+// half-written variant directory.
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+#include "build/plan.h"
+#include "build/reporter.h"
+#include "config/model.h"
+#include "metadata/metadata.h"
+#include "util/result.h"
+
+namespace kb::build {
+
+struct BuildSettings {
+  std::filesystem::path project;  // absolute kernel directory
+  const config::BuildConfig* config = nullptr;
+  std::string unique_id;
+  metadata::Provenance provenance;
+  int cores = 1;              // parallel compile jobs inside the variant
+  bool use_compiler_cache = true;
+  bool import_check = true;
+  bool skip_checks = false;
+  bool stream_logs = false;
+  BuildReporter* reporter = nullptr;
+};
+
+enum class VariantResult { built, up_to_date };
+
+// <project>/build
+std::filesystem::path output_dir(const BuildSettings& settings);
+// <project>/build/.kb/<variant>: generated project, CMake build tree, log and stamp.
+std::filesystem::path work_dir(const BuildSettings& settings, const std::string& variant);
+
+util::Result<VariantResult> build_variant(const BuildSettings& settings, const PlannedVariant& variant);
+
+}  // namespace kb::build

@@ -1,0 +1,143 @@
+// Shared by `build` and `build-and-copy` (and usable by `build-and-upload`): the build flags of
+// cli.md §1.1 and the progress reporters (a live status line per variant on a TTY, plain lines
+// otherwise). Header-only because the command files are globbed one subcommand per .cpp.
+#pragma once
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "build/builder.h"
+#include "cli/app.h"
+#include "cli/command_registry.h"
+
+namespace kb::cli {
+
+// Plain lines on stderr: one per stage change (`-L` logs interleave safely).
+class PlainBuildReporter : public build::BuildReporter {
+ public:
+  void stage(const std::string& variant, build::Stage stage) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::cerr << variant << ": " << build::to_string(stage) << "\n";
+  }
+  void progress(const std::string&, int, int) override {}
+  void log(const std::string&, std::string_view chunk) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::cerr << chunk;
+  }
+  void note(const std::string& message) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::cerr << "note: " << message << "\n";
+  }
+
+ private:
+  std::mutex mutex_;
+};
+
+// One live line per variant, redrawn in place.
+class TtyBuildReporter : public build::BuildReporter {
+ public:
+  void stage(const std::string& variant, build::Stage stage) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    status(variant) = std::string(build::to_string(stage));
+    redraw();
+  }
+  void progress(const std::string& variant, int done, int total) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::string& line = status(variant);
+    std::string prefix = line.rfind("link", 0) == 0 ? "link" : "compile";
+    line = prefix + " " + std::to_string(done) + "/" + std::to_string(total);
+    redraw();
+  }
+  void log(const std::string&, std::string_view chunk) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    clear();
+    std::cerr << chunk;
+    drawn_ = 0;
+    redraw();
+  }
+  void note(const std::string& message) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    clear();
+    std::cerr << "note: " << message << "\n";
+    drawn_ = 0;
+    redraw();
+  }
+
+ private:
+  std::string& status(const std::string& variant) {
+    auto it = index_.find(variant);
+    if (it == index_.end()) {
+      index_[variant] = order_.size();
+      order_.push_back({variant, ""});
+      return order_.back().second;
+    }
+    return order_[it->second].second;
+  }
+  void clear() {
+    for (size_t i = 0; i < drawn_; ++i) std::cerr << "\x1b[1A\r\x1b[K";
+  }
+  void redraw() {
+    clear();
+    for (const auto& [variant, line] : order_) std::cerr << "\r\x1b[K" << variant << ": " << line << "\n";
+    drawn_ = order_.size();
+    std::cerr.flush();
+  }
+  std::mutex mutex_;
+  std::vector<std::pair<std::string, std::string>> order_;
+  std::map<std::string, size_t> index_;
+  size_t drawn_ = 0;
+};
+
+struct BuildCommandOptions {
+  build::BuildOptions build;
+  std::string kernel_dir = ".";
+  std::string toolchains;
+  std::string unique_id;
+  int cores = 0;
+};
+
+inline void add_build_flags(CLI::App& app, BuildCommandOptions& o, bool with_variant) {
+  app.add_option("KERNEL_DIR", o.kernel_dir, "Kernel directory (default: current directory)");
+  if (with_variant) app.add_option("--variant", o.build.variants, "Build only this variant (repeatable)");
+  app.add_option("--python", o.build.pythons, "Python interpreter with torch to build with (repeatable)");
+  app.add_option("--toolchains", o.toolchains, "Toolchain registry file (default: $KERNEL_BUILDER_TOOLCHAINS)");
+  app.add_option("--max-jobs", o.build.max_jobs, "Number of variants built concurrently (default 1)");
+  app.add_option("--cores", o.cores, "Parallel compile jobs inside one variant build");
+  app.add_flag("-L,--print-build-logs", o.build.print_build_logs, "Stream compiler/CMake output to stderr");
+  app.add_option("--unique-id", o.unique_id, "Unique id of this build (default: from git)");
+  app.add_flag("--no-cache", o.build.no_cache, "Do not use ccache");
+  app.add_flag("--skip-checks", o.build.skip_checks, "Skip the layout, lint and import checks");
+  app.add_flag("--no-import-check", o.build.no_import_check, "Skip the post-build import test");
+  app.add_flag("--bundle", o.build.bundle, "Release build: every bundle variant of the reference matrix");
+  app.add_flag("--skip-missing", o.build.skip_missing, "With --bundle: skip variants without a toolchain");
+}
+
+inline int run_build_command(BuildCommandOptions& o) {
+  o.build.kernel_dir = o.kernel_dir;
+  if (!o.toolchains.empty()) o.build.toolchains_file = o.toolchains;
+  if (!o.unique_id.empty()) o.build.unique_id = o.unique_id;
+  if (o.cores > 0) o.build.cores = o.cores;
+  o.build.builder_version = builder_version();
+  o.build.builder_commit = builder_commit();
+  o.build.builder_dirty = builder_dirty();
+  std::unique_ptr<build::BuildReporter> reporter;
+  if (::isatty(STDERR_FILENO) && !o.build.print_build_logs) {
+    reporter = std::make_unique<TtyBuildReporter>();
+  } else {
+    reporter = std::make_unique<PlainBuildReporter>();
+  }
+  auto summary = build::run_build(o.build, *reporter);
+  if (!summary) return report_error(summary.error());
+  std::cerr << "Built " << summary->built.size() << " variant(s), " << summary->up_to_date.size()
+            << " up to date, in " << (std::filesystem::path(o.kernel_dir) / "build").string() << "\n";
+  return 0;
+}
+
+}  // namespace kb::cli

@@ -1,0 +1,243 @@
+// Rendering of the per-variant CMake project (see variant_project.h).
+#include "codegen/variant_project.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "codegen/ops_py.h"
+#include "util/strings.h"
+#include "variant/cuda_capabilities.h"
+#include "variant/rocm_archs.h"
+
+namespace kb::codegen {
+
+using config::Backend;
+using util::ends_with;
+
+namespace {
+
+std::string quote(const std::string& text) {
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\' || c == '$') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string extension(const std::string& path) {
+  auto dot = path.rfind('.');
+  return dot == std::string::npos ? "" : path.substr(dot + 1);
+}
+
+bool is_cxx_source(const std::string& path) {
+  auto ext = extension(path);
+  return ext == "cpp" || ext == "cc" || ext == "cxx" || ext == "c";
+}
+
+std::string source_path(const std::string& relative) { return "\"${KB_PROJECT_DIR}/" + relative + "\""; }
+
+// Adds `sources` to the target; per-file options and include directories.
+void add_sources(std::string& out, const std::string& target, const std::vector<std::string>& sources,
+                 const std::vector<std::string>& options, const std::vector<std::string>& includes,
+                 const std::string& language = "") {
+  if (sources.empty()) return;
+  std::vector<std::string> paths;
+  for (const auto& s : sources) paths.push_back(source_path(s));
+  out += "target_sources(" + target + " PRIVATE\n  " + util::join(paths, "\n  ") + ")\n";
+  if (!options.empty() || !includes.empty() || !language.empty()) {
+    out += "set_source_files_properties(\n  " + util::join(paths, "\n  ") + "\n  PROPERTIES";
+    if (!language.empty()) out += " LANGUAGE " + language;
+    if (!options.empty()) out += "\n  COMPILE_OPTIONS " + quote(util::join(options, ";"));
+    if (!includes.empty()) {
+      std::vector<std::string> dirs;
+      for (const auto& inc : includes) dirs.push_back("${KB_PROJECT_DIR}/" + inc);
+      out += "\n  INCLUDE_DIRECTORIES " + quote(util::join(dirs, ";"));
+    }
+    out += ")\n";
+  }
+}
+
+util::Result<std::vector<std::string>> cuda_unit_flags(const config::KernelUnit& unit, const VariantProjectInput& input,
+                                         const std::vector<std::string>& archs) {
+  std::vector<std::string> flags;
+  for (const auto& f : input.torch_nvcc_flags) {
+    if (util::starts_with(f, "-D__CUDA_NO_HALF") || util::starts_with(f, "-D__CUDA_NO_BFLOAT16")) continue;
+    flags.push_back(f);
+  }
+  if (input.cuda && (*input.cuda >= variant::MajorMinor{11, 8})) flags.push_back("-DENABLE_FP8");
+  if (unit.cuda_flags) {
+    bool old_cuda = input.cuda && *input.cuda < variant::MajorMinor{12, 8};
+    for (const auto& f : *unit.cuda_flags) {
+      if (old_cuda && util::starts_with(f, "-static-global-template-stub=")) continue;
+      flags.push_back(f);
+    }
+  }
+  // One `-gencode=<spec>` token per pair: CMake de-duplicates repeated bare `-gencode` options.
+  auto gencode = variant::cuda_gencode_flags(archs);
+  if (!gencode) return std::move(gencode).error();
+  for (size_t i = 0; i + 1 < gencode->size(); i += 2) flags.push_back((*gencode)[i] + "=" + (*gencode)[i + 1]);
+  return flags;
+}
+
+util::Result<std::string> unit_block(const config::KernelUnit& unit, const VariantProjectInput& input) {
+  std::string out = "# [kernel." + unit.name + "]\n";
+  std::string target = input.ops_id;
+  std::vector<std::string> cxx, gpu, shaders;
+  for (const auto& s : unit.src) {
+    auto ext = extension(s);
+    if (is_cxx_source(s)) {
+      cxx.push_back(s);
+    } else if (ext == "cu" || ext == "hip") {
+      gpu.push_back(s);
+    } else if (ext == "mm") {
+      gpu.push_back(s);
+    } else if (ext == "metal") {
+      shaders.push_back(s);
+    }
+  }
+  std::vector<std::string> includes = unit.include.value_or(std::vector<std::string>{});
+  std::vector<std::string> cxx_flags = unit.cxx_flags.value_or(std::vector<std::string>{});
+  auto archs_it = input.unit_archs.find(unit.name);
+  std::vector<std::string> archs = archs_it == input.unit_archs.end() ? std::vector<std::string>{} : archs_it->second;
+  switch (unit.backend) {
+    case Backend::cuda: {
+      if (archs.empty()) return "# [kernel." + unit.name + "] skipped: cuda-minver is above the toolkit version\n";
+      add_sources(out, target, cxx, cxx_flags, includes);
+      auto flags = cuda_unit_flags(unit, input, archs);
+      if (!flags) return std::move(flags).error();
+      add_sources(out, target, gpu, *flags, includes);
+      break;
+    }
+    case Backend::rocm: {
+      std::vector<std::string> hip = unit.hip_flags.value_or(std::vector<std::string>{});
+      for (const auto& flag : variant::rocm_offload_flags(archs)) hip.push_back(flag);
+      add_sources(out, target, cxx, cxx_flags, includes);
+      add_sources(out, target, gpu, hip, includes, "HIP");
+      break;
+    }
+    case Backend::xpu: {
+      std::vector<std::string> sycl = {"-fsycl", "-fhonor-nans", "-fhonor-infinities", "-fno-associative-math",
+                                       "-fno-approx-func", "-foffload-fp32-prec-div", "-foffload-fp32-prec-sqrt",
+                                       "-fno-sycl-instrument-device-code", "--offload-compress",
+                                       "-fsycl-targets=spir64_gen,spir64"};
+      for (const auto& f : unit.sycl_flags.value_or(std::vector<std::string>{})) sycl.push_back(f);
+      for (const auto& f : cxx_flags) sycl.push_back(f);
+      add_sources(out, target, cxx, sycl, includes);
+      break;
+    }
+    case Backend::metal:
+      add_sources(out, target, cxx, cxx_flags, includes);
+      add_sources(out, target, gpu, cxx_flags, includes, "OBJCXX");
+      for (const auto& shader : shaders) out += "list(APPEND KB_METAL_SHADERS " + source_path(shader) + ")\n";
+      break;
+    default:
+      add_sources(out, target, cxx, cxx_flags, includes);
+      break;
+  }
+  return out;
+}
+
+std::string backend_setup(const VariantProjectInput& input) {
+  const std::string& t = input.ops_id;
+  switch (input.backend) {
+    case Backend::cuda:
+      return "set(CMAKE_CUDA_STANDARD ${CMAKE_CXX_STANDARD})\n"
+             "find_package(CUDAToolkit REQUIRED)\n"
+             "target_link_libraries(" + t + " PRIVATE torch_cuda c10_cuda CUDA::cudart)\n"
+             "if(KB_HAVE_NO_GNU_UNIQUE)\n"
+             "  target_compile_options(" + t + " PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-fno-gnu-unique>)\n"
+             "endif()\n"
+             "if(DEFINED ENV{NVCC_THREADS})\n"
+             "  target_compile_options(" + t + " PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:--threads=$ENV{NVCC_THREADS}>)\n"
+             "endif()\n";
+    case Backend::rocm:
+      return "target_link_libraries(" + t + " PRIVATE torch_hip c10_hip)\n";
+    case Backend::xpu:
+      return "target_link_libraries(" + t + " PRIVATE torch_xpu c10_xpu dnnl)\n"
+             "target_link_options(" + t + " PRIVATE -fsycl -fsycl-targets=spir64_gen,spir64\n"
+             "  \"-Xsycl-target-backend=spir64_gen\" \"-device pvc,xe-lpg,ats-m150\")\n";
+    case Backend::metal:
+      return "set(CMAKE_OSX_DEPLOYMENT_TARGET 26.0)\n"
+             "target_link_libraries(" + t + " PRIVATE \"-framework Metal\" \"-framework Foundation\")\n"
+             "include(\"${KB_GENERATED_DIR}/metallib.cmake\" OPTIONAL)\n";
+    case Backend::cpu:
+      return "if(APPLE)\n  set(CMAKE_OSX_DEPLOYMENT_TARGET 15.0)\nendif()\n";
+    default:
+      return "";
+  }
+}
+
+}  // namespace
+
+std::string torch_target_version(const config::Version& version) {
+  unsigned long long value = (static_cast<unsigned long long>(version.major()) << 56) |
+                             (static_cast<unsigned long long>(version.minor()) << 48);
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "0x%llx", value);
+  return buffer;
+}
+
+util::Result<GeneratedFiles> generate_variant_project(const VariantProjectInput& input) {
+  const auto& cfg = *input.config;
+  if (!cfg.is_torch()) {
+    return util::Error(util::ErrorKind::config, "Only [torch] projects have arch variants built by this generator");
+  }
+  const auto& torch = std::get<config::TorchConfig>(cfg.framework);
+  std::vector<std::string> definitions;
+  switch (input.backend) {
+    case Backend::cuda: definitions = {"USE_CUDA=1", "CUDA_KERNEL"}; break;
+    case Backend::rocm: definitions = {"USE_ROCM=1", "ROCM_KERNEL"}; break;
+    case Backend::xpu: definitions = {"XPU_KERNEL", "USE_XPU"}; break;
+    case Backend::metal:
+      definitions = {"METAL_KERNEL", "EMBEDDED_METALLIB_HEADER=\"" + input.ops_id + "_metallib.h\"",
+                     "EMBEDDED_METALLIB_NAMESPACE=" + input.ops_id + "_metal"};
+      break;
+    default: definitions = {"CPU_KERNEL"}; break;
+  }
+  if (input.stable_abi) definitions.push_back("TORCH_TARGET_VERSION=" + torch_target_version(*input.stable_abi));
+  std::string definition_lines;
+  for (const auto& d : definitions) definition_lines += "  " + quote(d) + "\n";
+  if (!definition_lines.empty()) definition_lines.pop_back();
+
+  std::string include_lines;
+  for (const auto& inc : torch.include.value_or(std::vector<std::string>{})) {
+    include_lines += "  \"${KB_PROJECT_DIR}/" + inc + "\"\n";
+  }
+  if (!include_lines.empty()) include_lines.pop_back();
+
+  std::string languages = "CXX";
+  if (input.backend == Backend::cuda) languages = "CXX CUDA";
+  if (input.backend == Backend::rocm) languages = "CXX HIP";
+  if (input.backend == Backend::metal) languages = "C CXX OBJC OBJCXX";
+
+  std::string torch_sources;
+  add_sources(torch_sources, input.ops_id, torch.src, torch.cxx_flags.value_or(std::vector<std::string>{}), {});
+  std::string units;
+  for (const auto* unit : cfg.units_for(input.backend)) {
+    auto block = unit_block(*unit, input);
+    if (!block) return std::move(block).error();
+    units += *block;
+  }
+
+  std::string link = "torch torch_cpu c10";
+  std::string cxx_standard = input.torch < variant::MajorMinor{2, 12} ? "17" : "20";
+  GeneratedFiles files;
+  files["CMakeLists.txt"] = substitute(project_template("variant/CMakeLists.txt.in"),
+                                       {{"VARIANT", input.variant},
+                                        {"OPS_ID", input.ops_id},
+                                        {"LANGUAGES", languages},
+                                        {"CXX_STANDARD", cxx_standard},
+                                        {"SUFFIX", ".abi3.so"},
+                                        {"DEFINITIONS", definition_lines},
+                                        {"EXT_DIR", "torch-ext"},
+                                        {"INCLUDES", include_lines},
+                                        {"LINK_LIBRARIES", link},
+                                        {"BACKEND_SETUP", backend_setup(input)},
+                                        {"TORCH_SOURCES", torch_sources},
+                                        {"UNITS", units}});
+  files["registration.h"] = render_registration_h();
+  return files;
+}
+
+}  // namespace kb::codegen

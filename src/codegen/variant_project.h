@@ -1,0 +1,38 @@
+// The private CMake project of one arch variant build (build-output.md §5, §9 step 2): compiles
+// the [torch] binding sources plus the backend's kernel units into `<ops id>.abi3.so`. Generated
+// outside the source tree; machine paths enter as cache variables so the text is reproducible.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "codegen/generated_files.h"
+#include "config/model.h"
+#include "util/result.h"
+#include "variant/major_minor.h"
+
+namespace kb::codegen {
+
+struct VariantProjectInput {
+  const config::BuildConfig* config = nullptr;
+  config::Backend backend = config::Backend::cpu;
+  std::string variant;  // variant name, for the header comment
+  std::string ops_id;
+  variant::MajorMinor torch;                 // Torch version of the toolchain
+  std::optional<variant::MajorMinor> cuda;   // toolkit version (cuda)
+  std::optional<config::Version> stable_abi;  // stable-ABI target, if this backend uses it
+  // Per unit: the selected arch list (CUDA capabilities or ROCm gfx targets). A CUDA unit
+  // missing here is skipped (cuda-minver above the toolkit).
+  std::map<std::string, std::vector<std::string>> unit_archs;
+  std::vector<std::string> torch_nvcc_flags;  // torch's COMMON_NVCC_FLAGS (filtered here)
+};
+
+// Files: `CMakeLists.txt` and `registration.h`.
+util::Result<GeneratedFiles> generate_variant_project(const VariantProjectInput& input);
+
+// `TORCH_TARGET_VERSION` value: ((major << 56) | (minor << 48)) in hex, e.g. 2.11 -> 0x20b000000000000.
+std::string torch_target_version(const config::Version& version);
+
+}  // namespace kb::codegen
