@@ -336,3 +336,27 @@ def import_variant(variant_dir: Path) -> ModuleType:
 
 def load_example(name: str, backend: str) -> ModuleType:
     return import_variant(build_example(name, backend))
+
+
+def main(argv: list[str]) -> int:
+    """`python examples/example_build.py relu:cpu activation:cuda ...`: build in parallel."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    targets = [tuple(arg.split(":", 1)) for arg in argv]
+    if not targets or any(len(t) != 2 for t in targets):
+        print("usage: example_build.py <example>:<backend> ...", file=sys.stderr)
+        return 2
+    with ThreadPoolExecutor(max_workers=len(targets)) as pool:
+        futures = {t: pool.submit(build_example, *t) for t in targets}
+    failed = 0
+    for (name, backend), future in futures.items():
+        try:
+            print(f"{name}:{backend} -> {future.result()}")
+        except BuildError as error:
+            failed += 1
+            print(f"{name}:{backend} FAILED\n{error}", file=sys.stderr)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
