@@ -237,7 +237,7 @@ util::Result<InstallResult> Installer::install_online(const InstallRequest& requ
   // 4. The files, then verification; one repair round for corrupted cache entries.
   for (int attempt = 0;; ++attempt) {
     KB_TRY(fetch_variant(cache, *commit, variant, *metadata, request));
-    auto verified = verify_snapshot(cache, *commit, variant, *metadata, request.lock_hash);
+    auto verified = verify_snapshot(cache, *commit, variant, *metadata, request.lock_hash_for(variant));
     if (verified) break;
     auto bad = corrupted_blobs(cache, *commit, variant);
     if (attempt > 0 || bad.empty()) {
@@ -275,7 +275,7 @@ util::Result<InstallResult> Installer::install_offline(const InstallRequest& req
   if (receipt_valid(cache, *commit, result.variant)) {
     result.from_receipt = true;
   } else {
-    auto verified = verify_snapshot(cache, *commit, result.variant, *metadata, request.lock_hash);
+    auto verified = verify_snapshot(cache, *commit, result.variant, *metadata, request.lock_hash_for(result.variant));
     if (!verified) {
       return std::move(verified).error().context(
           "The cached files of " + request.repo_id + " (revision: " + request.revision + ", variant: " + result.variant +

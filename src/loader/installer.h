@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -23,8 +24,13 @@ struct InstallRequest {
   SystemInfo system;
   // Called with the chosen variant's metadata before anything else is fetched (§5.2).
   std::function<util::Status(const metadata::Metadata&, const std::string& variant)> validate_dependencies;
-  // Locked variant hashes ("sha256-…"), checked against the tree listing when present.
-  std::optional<std::string> lock_hash;
+  // Locked variant hashes (variant → "sha256-…"); the chosen variant's is verified when present.
+  std::map<std::string, std::string> lock_hashes;
+  std::optional<std::string> lock_hash_for(const std::string& variant) const {
+    auto it = lock_hashes.find(variant);
+    if (it == lock_hashes.end()) return std::nullopt;
+    return it->second;
+  }
 };
 
 struct InstallResult {

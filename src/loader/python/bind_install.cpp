@@ -30,14 +30,14 @@ py::dict selection_dict(const Selection& selection) {
 
 py::dict install(const std::string& repo_id, const std::string& revision, bool local_files_only,
                  const py::dict& system, bool validate_dependencies, const std::string& detected_backend,
-                 const std::string& user_agent, const py::object& probe, const py::object& lock_hash,
+                 const std::string& user_agent, const py::object& probe, const std::map<std::string, std::string>& lock_hashes,
                  const std::string& cache_root) {
   InstallRequest request;
   request.repo_id = repo_id;
   request.revision = revision;
   request.local_files_only = local_files_only;
   request.system = system_from_dict(system);
-  if (!lock_hash.is_none()) request.lock_hash = lock_hash.cast<std::string>();
+  request.lock_hashes = lock_hashes;
   if (validate_dependencies) {
     request.validate_dependencies = [&](const metadata::Metadata& metadata, const std::string&) -> util::Status {
       auto modules = required_modules(metadata, detected_backend);
@@ -108,7 +108,7 @@ py::dict variants(const std::string& repo_id, const std::string& revision, const
 void bind_install(py::module_& m) {
   m.def("install", &install, py::arg("repo_id"), py::arg("revision"), py::arg("local_files_only"),
         py::arg("system"), py::arg("validate_dependencies"), py::arg("detected_backend"), py::arg("user_agent"),
-        py::arg("probe"), py::arg("lock_hash") = py::none(), py::arg("cache_root") = "");
+        py::arg("probe"), py::arg("lock_hashes") = std::map<std::string, std::string>{}, py::arg("cache_root") = "");
   m.def("resolve_version", &resolve_version, py::arg("repo_id"), py::arg("version"), py::arg("offline"),
         py::arg("user_agent") = "", py::arg("cache_root") = "");
   m.def("variants", &variants, py::arg("repo_id"), py::arg("revision"), py::arg("system"),

@@ -3,6 +3,7 @@
 #include <pybind11/stl.h>
 
 #include "common.h"
+#include "loader/dependencies.h"
 #include "metadata/digest.h"
 #include "metadata/metadata.h"
 #include "util/fs.h"
@@ -87,6 +88,14 @@ void bind_metadata(py::module_& m) {
     auto parsed = metadata::parse_metadata(*text);
     if (!parsed) throw py::value_error("Cannot parse metadata from `" + path + "`: " + parsed.error().message);
     return to_dict(*parsed);
+  });
+  m.def("required_modules", [](const std::string& metadata_path, const std::string& detected_backend) {
+    auto md = unwrap(metadata::read_metadata_file(metadata_path));
+    std::vector<std::pair<std::string, std::string>> out;
+    for (const auto& module : unwrap(required_modules(md, detected_backend))) {
+      out.emplace_back(module.pkg, module.import_name);
+    }
+    return out;
   });
   m.def("hash_variant", [](const std::string& algorithm, const std::string& path) {
     auto digest = unwrap(metadata::compute_digest(path, algorithm_from(algorithm)));

@@ -1,0 +1,46 @@
+"""`kernels`: load prebuilt compute kernels from the Hub (drop-in for upstream's API).
+
+Selection, metadata, lock hashes, Hub access, cache and verification live in the C++ core
+(`kernels._core`); this package inspects the running torch and imports modules."""
+from __future__ import annotations
+
+import os
+import sys
+
+__version__ = "0.17.2"
+
+if sys.platform == "win32":  # pragma: no cover - Windows only
+    _dnnl = r"C:\Program Files (x86)\Intel\oneAPI\dnnl\latest\bin"
+    if os.path.isdir(_dnnl):
+        os.add_dll_directory(_dnnl)
+
+from kernels._api import (  # noqa: E402
+    VariantAccepted,
+    VariantRejected,
+    get_kernel,
+    get_kernel_variants,
+    get_local_kernel,
+    get_locked_kernel,
+    has_kernel,
+    install_kernel,
+    load_kernel,
+)
+from kernels._importer import LoadedKernel, RepoInfo, get_loaded_kernels  # noqa: E402
+from kernels._metadata import Metadata  # noqa: E402
+
+__all__ = [
+    "__version__",
+    "LoadedKernel",
+    "Metadata",
+    "RepoInfo",
+    "VariantAccepted",
+    "VariantRejected",
+    "get_kernel",
+    "get_kernel_variants",
+    "get_loaded_kernels",
+    "get_local_kernel",
+    "get_locked_kernel",
+    "has_kernel",
+    "install_kernel",
+    "load_kernel",
+]

@@ -1,0 +1,179 @@
+"""The loading functions of loader.md §4. Each inspects the running system (Python side), then
+lets the C++ core resolve, select, download and verify, and finally imports the variant."""
+from __future__ import annotations
+
+import importlib.util
+import logging
+import os
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Dict, List, Optional, Union
+
+from kernels import _core
+from kernels._env import cache_root_arg, is_offline, local_kernels
+from kernels._importer import RepoInfo, import_variant
+from kernels._locking import caller_lock, lock_from_file
+from kernels._system import detect_backend, system_info, user_agent as _user_agent, validate_backend
+from kernels._trust import check_trust
+
+_versions_logger = logging.getLogger("kernels._versions")
+
+
+@dataclass(frozen=True)
+class Variant:
+    variant_str: str
+
+    def __str__(self) -> str:
+        return self.variant_str
+
+
+@dataclass(frozen=True)
+class VariantAccepted:
+    variant: Variant
+
+
+@dataclass(frozen=True)
+class VariantRejected:
+    variant: Variant
+    reason: str
+
+
+def _probe(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def _resolve_revision(repo_id: str, revision: Optional[str], version: Optional[int], ua: str = "") -> str:
+    if revision is not None and version is not None:
+        raise ValueError("Only one of `revision` or `version` must be specified.")
+    if revision is None and version is None:
+        raise ValueError(
+            "A kernel version or revision must be specified. Use `version=<major>` for a stable kernel API "
+            "version or `revision=<branch/tag/commit>` for an explicit Hub revision. See: "
+            "https://huggingface.co/docs/kernels/migration"
+        )
+    if revision is not None:
+        return revision
+    commit, warning = _core.resolve_version(repo_id, int(version), is_offline(), ua, cache_root_arg())
+    if warning:
+        _versions_logger.warning(warning)
+    return commit
+
+
+def _install(repo_id: str, revision: str, local_files_only: bool, backend: Optional[str], ua: str,
+             validate_dependencies: bool, lock_hashes: Optional[Dict[str, str]] = None) -> Path:
+    backend = validate_backend(backend)
+    result = _core.install(
+        repo_id, revision, local_files_only, system_info(backend), validate_dependencies,
+        detect_backend()["name"], ua, _probe, lock_hashes or {}, cache_root_arg(),
+    )
+    for text in result["warnings"]:
+        warnings.warn(text, UserWarning, stacklevel=3)
+    return Path(result["variant_path"])
+
+
+def install_kernel(repo_id: str, *, revision: str, local_files_only: bool = False, backend: Optional[str] = None,
+                   user_agent: Union[str, dict, None] = None, validate_dependencies: bool = False) -> Path:
+    """Download (or find offline) the best variant of `repo_id` at `revision`; returns its directory."""
+    return _install(repo_id, revision, local_files_only, backend, _user_agent(user_agent), validate_dependencies)
+
+
+def _validate_local_dependencies(variant_path: Path) -> None:
+    metadata = variant_path / "metadata.json"
+    for pkg, module in _core.required_modules(str(metadata), detect_backend()["name"]):
+        if not _probe(module):
+            name = _core.read_metadata(str(metadata))["name"].replace("-", "_")
+            raise ImportError(
+                f"Kernel module `{name}` requires Python dependency `{pkg}`. Please install with: pip install {pkg}"
+            )
+
+
+def get_local_kernel(repo_path: Union[str, "os.PathLike[str]"], backend: Optional[str] = None) -> ModuleType:
+    """Import a kernel from a local directory (project, build dir, or variant dir)."""
+    repo_path = Path(repo_path)
+    info = system_info(validate_backend(backend))
+    for base in (repo_path, repo_path / "build"):
+        if not base.is_dir():
+            continue
+        names = sorted(d.name for d in base.iterdir() if d.is_dir())
+        best = _core.select(names, info)["best"]
+        if best is not None:
+            _validate_local_dependencies(base / best)
+            return import_variant(base / best)
+    if repo_path.exists():
+        _validate_local_dependencies(repo_path)
+        return import_variant(repo_path)
+    raise FileNotFoundError(f"Could not find kernel in {repo_path}")
+
+
+def get_kernel(repo_id: str, revision: Optional[str] = None, version: Optional[int] = None,
+               backend: Optional[str] = None, user_agent: Union[str, dict, None] = None,
+               trust_remote_code: Union[bool, List[str]] = False) -> ModuleType:
+    """Load the best variant of a Hub kernel for this system and import it."""
+    local = local_kernels().get(repo_id)
+    if local is not None:
+        return get_local_kernel(local, backend=backend)
+    ua = _user_agent(user_agent)
+    check_trust(repo_id, trust_remote_code, ua)
+    rev = _resolve_revision(repo_id, revision, version, ua)
+    path = _install(repo_id, rev, is_offline(), backend, ua, validate_dependencies=True)
+    return import_variant(path, RepoInfo(repo_id, rev))
+
+
+def has_kernel(repo_id: str, revision: Optional[str] = None, version: Optional[int] = None,
+               backend: Optional[str] = None) -> bool:
+    """Whether `repo_id` has a variant for this system at the revision/version."""
+    rev = _resolve_revision(repo_id, revision, version)
+    info = system_info(validate_backend(backend))
+    try:
+        best = _core.variants(repo_id, rev, info)["best"]
+    except FileNotFoundError:
+        return False
+    if best is None:
+        return False
+    return _core.file_exists(repo_id, rev, f"build/{best}/metadata.json")
+
+
+def get_kernel_variants(repo_id: str, *, revision: Optional[str] = None, version: Optional[int] = None,
+                        backend: Optional[str] = None) -> List[Union[VariantAccepted, VariantRejected]]:
+    """The full, sorted decision trace for this system."""
+    rev = _resolve_revision(repo_id, revision, version)
+    info = system_info(validate_backend(backend))
+    out: List[Union[VariantAccepted, VariantRejected]] = []
+    for name, accepted, reason in _core.variants(repo_id, rev, info)["decisions"]:
+        out.append(VariantAccepted(Variant(name)) if accepted else VariantRejected(Variant(name), reason))
+    return out
+
+
+def load_kernel(repo_id: str, *, lockfile: Optional[Union[str, "os.PathLike[str]"]] = None,
+                backend: Optional[str] = None) -> ModuleType:
+    """Load the locked revision of a kernel from the cache; never touches the network."""
+    lock = lock_from_file(Path(lockfile), repo_id) if lockfile is not None else caller_lock(repo_id)
+    if lock is None:
+        raise ValueError(
+            f"Kernel `{repo_id}` is not locked. Please lock it with `kernels lock <project>` and then "
+            "reinstall the project."
+        )
+    try:
+        path = _install(repo_id, lock["sha"], True, backend, "", False,
+                        {k: v["hash"] for k, v in lock.get("variants", {}).items()})
+    except FileNotFoundError as e:
+        raise FileNotFoundError(
+            f"Locked kernel `{repo_id}` was not downloaded or does not have an applicable variant. Make sure "
+            "it's downloaded locally via `kernels download <project>`."
+        ) from e
+    return import_variant(path)
+
+
+def get_locked_kernel(repo_id: str) -> ModuleType:
+    """Load the revision locked by the calling distribution's kernels.lock."""
+    lock = caller_lock(repo_id)
+    if lock is None:
+        raise ValueError(f"Kernel `{repo_id}` is not locked")
+    path = _install(repo_id, lock["sha"], is_offline(), None, _user_agent(None), True,
+                    {k: v["hash"] for k, v in lock.get("variants", {}).items()})
+    return import_variant(path)

@@ -1,0 +1,205 @@
+"""`Metadata` and its parts (loader.md §4 "Metadata"): read-only views over the dict that the
+C++ core parses from metadata.json, so parsing rules live in one place (src/metadata)."""
+from __future__ import annotations
+
+import enum
+import os
+from dataclasses import dataclass
+from typing import Dict, List, Optional, Union
+
+from kernels import _core
+
+
+class Backend(enum.Enum):
+    CANN = "cann"
+    CPU = "cpu"
+    CUDA = "cuda"
+    Metal = "metal"
+    Neuron = "neuron"
+    ROCm = "rocm"
+    TPU = "tpu"
+    XPU = "xpu"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class DigestAlgorithm(enum.Enum):
+    SHA256 = "sha256"
+    SHA512 = "sha512"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class DigestValidationError(Exception):
+    def __init__(self, violations: List[str]):
+        self.violations = violations
+        super().__init__("kernel does not match the expected digest:\n" + "\n".join(violations))
+
+
+class Digest:
+    def __init__(self, algorithm: DigestAlgorithm, files: Dict[str, str]):
+        self._algorithm = algorithm
+        self._files = dict(files)
+
+    @property
+    def algorithm(self) -> DigestAlgorithm:
+        return self._algorithm
+
+    @property
+    def files(self) -> Dict[str, str]:
+        return dict(self._files)
+
+    @staticmethod
+    def hash_variant(algorithm: DigestAlgorithm, variant_path: Union[str, "os.PathLike[str]"]) -> "Digest":
+        files = _core.hash_variant(str(algorithm), os.fspath(variant_path))
+        return Digest(algorithm, files)
+
+    def validate(self, actual: "Digest") -> None:
+        violations = _core.digest_violations(
+            str(self._algorithm), self._files, str(actual.algorithm), actual.files
+        )
+        if violations:
+            raise DigestValidationError(violations)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Digest) and (self._algorithm, self._files) == (other._algorithm, other._files)
+
+    def __repr__(self) -> str:
+        return f"Digest(algorithm={self._algorithm}, files={len(self._files)} files)"
+
+
+class KernelName(str):
+    """The kernel name; `str()` gives it, `.python_name` the module name."""
+
+    @property
+    def python_name(self) -> str:
+        return self.replace("-", "_")
+
+
+class KernelVersion:
+    @dataclass(frozen=True)
+    class Version:
+        version: int
+
+    @dataclass(frozen=True)
+    class Revision:
+        revision: str
+
+
+@dataclass(frozen=True)
+class KernelDependency:
+    repo_id: str
+    version: Union[KernelVersion.Version, KernelVersion.Revision]
+
+
+@dataclass(frozen=True)
+class GitStatus:
+    commit: str
+    dirty: bool
+
+
+@dataclass(frozen=True)
+class BackendInfo:
+    backend_type: Backend
+    archs: Optional[List[str]]
+
+
+class KernelBuilderProvenance:
+    def __init__(self, version: str, git: Optional[GitStatus]):
+        self.version = version
+        self.git = git
+
+
+class Provenance:
+    def __init__(self, kernel_builder: Optional[KernelBuilderProvenance], kernel: Optional[GitStatus]):
+        self.kernel_builder = kernel_builder
+        self.kernel = kernel
+
+    @property
+    def dirty(self) -> bool:
+        return bool((self.kernel and self.kernel.dirty) or
+                    (self.kernel_builder and self.kernel_builder.git and self.kernel_builder.git.dirty))
+
+
+def _git(d: Optional[dict]) -> Optional[GitStatus]:
+    return GitStatus(d["commit"], d["dirty"]) if d else None
+
+
+class Metadata:
+    """Parsed metadata.json of one variant (build-output.md §7)."""
+
+    def __init__(self, data: dict):
+        self._d = data
+
+    @staticmethod
+    def read_from_file(path: Union[str, "os.PathLike[str]"]) -> "Metadata":
+        return Metadata(_core.read_metadata(os.fspath(path)))
+
+    @staticmethod
+    def from_bytes(b: bytes) -> "Metadata":
+        return Metadata(_core.parse_metadata(bytes(b)))
+
+    @property
+    def id(self) -> str:
+        return self._d["id"]
+
+    @property
+    def name(self) -> KernelName:
+        return KernelName(self._d["name"])
+
+    @property
+    def version(self) -> int:
+        return self._d["version"]
+
+    @property
+    def license(self) -> str:
+        return self._d["license"]
+
+    @property
+    def upstream(self) -> Optional[str]:
+        return self._d["upstream"]
+
+    @property
+    def source(self) -> Optional[str]:
+        return self._d["source"]
+
+    @property
+    def python_depends(self) -> List[str]:
+        return list(self._d["python_depends"])
+
+    @property
+    def kernel_depends(self) -> List[KernelDependency]:
+        out = []
+        for dep in self._d["kernel_depends"]:
+            if dep["version"] is not None:
+                version: Union[KernelVersion.Version, KernelVersion.Revision] = KernelVersion.Version(dep["version"])
+            else:
+                version = KernelVersion.Revision(dep["revision"])
+            out.append(KernelDependency(dep["repo_id"], version))
+        return out
+
+    @property
+    def backend(self) -> BackendInfo:
+        archs = self._d["archs"]
+        return BackendInfo(Backend(self._d["backend"]), list(archs) if archs is not None else None)
+
+    @property
+    def digest(self) -> Optional[Digest]:
+        d = self._d["digest"]
+        if d is None:
+            return None
+        return Digest(DigestAlgorithm(d["algorithm"]), d["files"])
+
+    @property
+    def provenance(self) -> Optional[Provenance]:
+        p = self._d["provenance"]
+        if p is None:
+            return None
+        kb = p["kernel_builder"]
+        builder = KernelBuilderProvenance(kb["version"], _git(kb["git"])) if kb else None
+        return Provenance(builder, _git(p["kernel"]))
+
+    def __repr__(self) -> str:
+        return f"Metadata(name={self._d['name']!r}, id={self._d['id']!r}, version={self._d['version']})"

@@ -1,0 +1,178 @@
+"""Inspection of the running Python/Torch (loader.md §3, variants.md §6).
+
+This is the only place that looks at torch; everything it learns is handed to the C++ core as
+a plain dict, which does the selection.
+"""
+from __future__ import annotations
+
+import ctypes
+import importlib
+import platform
+import sys
+import sysconfig
+from typing import Dict, List, Optional
+
+BACKEND_NAMES = ["cann", "cpu", "cuda", "metal", "neuron", "rocm", "tpu", "xpu"]
+
+
+def _major_minor(version: str) -> str:
+    parts = version.split("+")[0].split(".")
+    digits: List[str] = []
+    for part in parts[:2]:
+        num = ""
+        for ch in part:
+            if not ch.isdigit():
+                break
+            num += ch
+        if not num:
+            break
+        digits.append(num)
+    if not digits:
+        return ""
+    if len(digits) == 1:
+        digits.append("0")
+    return ".".join(digits)
+
+
+def _torch():
+    try:
+        import torch  # noqa: F401
+
+        return torch
+    except ImportError:
+        return None
+
+
+def detect_backend() -> Dict[str, str]:
+    """The detected backend name and its version string ("" when it has none)."""
+    torch = _torch()
+    if torch is not None:
+        if hasattr(torch.backends, "tpu"):
+            return {"name": "tpu", "version": ""}
+        if hasattr(torch, "neuron"):
+            return {"name": "neuron", "version": ""}
+        if getattr(torch.version, "cuda", None):
+            return {"name": "cuda", "version": _major_minor(torch.version.cuda)}
+        if getattr(torch.version, "hip", None):
+            return {"name": "rocm", "version": _major_minor(torch.version.hip.split("-")[0])}
+        mps = getattr(torch.backends, "mps", None)
+        if mps is not None and mps.is_available():
+            return {"name": "metal", "version": ""}
+        xpu = getattr(torch.version, "xpu", None)
+        if xpu:
+            return {"name": "xpu", "version": xpu[0:4] + "." + xpu[5:6]}
+        try:
+            privateuse = torch._C._get_privateuse1_backend_name()
+        except Exception:  # noqa: BLE001 - older torch
+            privateuse = None
+        if privateuse == "npu":
+            try:
+                from torch_npu.utils.collect_env import get_cann_version  # type: ignore
+
+                cann = get_cann_version()
+                return {"name": "cann", "version": cann[0] + "." + cann[2]}
+            except Exception:  # noqa: BLE001
+                return {"name": "cann", "version": ""}
+        return {"name": "cpu", "version": ""}
+    for name in ("libcudart.so", "libcudart.so.13", "libcudart.so.12"):
+        try:
+            lib = ctypes.CDLL(name)
+        except OSError:
+            continue
+        value = ctypes.c_int(0)
+        if lib.cudaRuntimeGetVersion(ctypes.byref(value)) == 0:
+            return {"name": "cuda", "version": f"{value.value // 1000}.{(value.value % 1000) // 10}"}
+    return {"name": "cpu", "version": ""}
+
+
+def _cpu() -> str:
+    machine = platform.machine()
+    if machine in ("arm64", "ARM64"):
+        return "aarch64"
+    if machine in ("AMD64", "amd64"):
+        return "x86_64"
+    return machine
+
+
+def _free_threaded() -> bool:
+    if sys.version_info >= (3, 15):
+        return False
+    return bool(sysconfig.get_config_var("Py_GIL_DISABLED"))
+
+
+def system_info(backend: Optional[str] = None) -> Dict[str, object]:
+    """System description for the core; `backend` is the already validated `backend=`."""
+    detected = detect_backend()
+    torch = _torch()
+    selected = detected
+    if backend is not None and backend != detected["name"]:
+        selected = {"name": backend, "version": ""}
+    info: Dict[str, object] = {
+        "backend": selected["name"],
+        "backend_version": selected["version"],
+        "cpu": _cpu(),
+        "os": platform.system().lower(),
+        "torch_version": _major_minor(torch.__version__) if torch is not None else "",
+        "cxx11": None,
+        "tvm_ffi_version": "",
+        "macos_version": "",
+        "free_threaded": _free_threaded(),
+    }
+    if torch is not None and info["os"] == "linux":
+        info["cxx11"] = bool(torch.compiled_with_cxx11_abi())
+    try:
+        tvm_ffi = importlib.import_module("tvm_ffi")
+        info["tvm_ffi_version"] = _major_minor(str(tvm_ffi.__version__).split("-")[0])
+    except Exception:  # noqa: BLE001 - optional
+        pass
+    if info["os"] == "darwin":
+        info["macos_version"] = platform.mac_ver()[0]
+    return info
+
+
+def validate_backend(backend: Optional[str]) -> Optional[str]:
+    if backend is None:
+        return None
+    detected = detect_backend()["name"]
+    if backend in ("cpu", detected):
+        return backend
+    supported = ", ".join(sorted({"cpu", detected}))
+    raise ValueError(f"Invalid backend '{backend}', system supported backends: {supported}")
+
+
+def compute_string(info: Dict[str, object]) -> str:
+    name = str(info["backend"])
+    version = str(info["backend_version"]).replace(".", "")
+    prefix = {"cuda": "cu", "rocm": "rocm", "xpu": "xpu", "cann": "cann"}.get(name)
+    if prefix and version:
+        return prefix + version
+    return name
+
+
+def user_agent(extra=None) -> str:
+    import os
+
+    if os.environ.get("HF_HUB_DISABLE_TELEMETRY", "").upper() in ("1", "ON", "YES", "TRUE"):
+        return ""
+    from kernels import __version__
+
+    parts: List[str] = []
+    if isinstance(extra, dict):
+        parts.extend(f"{k}/{v}" for k, v in extra.items())
+    elif isinstance(extra, str) and extra:
+        parts.append(extra)
+    info = system_info()
+    parts += [
+        f"kernels/{__version__}",
+        f"python/{sys.version_info.major}.{sys.version_info.minor}",
+        f"backend/{compute_string(info)}",
+        f"platform/{info['cpu']}-{info['os']}",
+        "file_type/kernel",
+    ]
+    torch = _torch()
+    if torch is not None:
+        parts.append(f"torch/{torch.__version__}")
+    libc = platform.libc_ver()
+    if libc[0] == "glibc" and libc[1]:
+        parts.append(f"glibc/{libc[1]}")
+    return "; ".join(p for p in parts if p)
