@@ -4,7 +4,6 @@
 PYBIND11_MODULE(_core, m) {
   namespace py = pybind11;
   m.doc() = "C++ core of the kernels loader (selection, metadata, lockfiles, Hub access, cache).";
-  py::register_exception<std::runtime_error>(m, "CoreError", PyExc_RuntimeError);
   // Subclass of OSError for files whose content does not match the digest / lock hash.
   m.attr("IntegrityError") = py::handle(PyErr_NewException("kernels._core.IntegrityError", PyExc_OSError, nullptr));
   kb::loader::python::bind_install(m);
