@@ -1,0 +1,37 @@
+// `kernel-builder init` project generation (build-output.md §11): renders every file of a new
+// kernel project in memory from the embedded templates/init/ files. Writing is a separate step
+// (scaffold_writer.h) so that collisions are checked before anything touches the disk.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "codegen/scaffold/kernel_identity.h"
+#include "config/backend.h"
+#include "util/result.h"
+
+namespace kb::scaffold {
+
+struct GeneratedFile {
+  std::string path;  // relative, '/' separated
+  std::string content;
+};
+
+struct ScaffoldOptions {
+  KernelIdentity identity;
+  std::string license = "Apache-2.0";
+  std::vector<config::Backend> backends;  // deduplicated, in the order given
+};
+
+// The backends `init` can scaffold (`--backends all`); upstream's `all` also listed cann, neuron
+// and tpu without kernel units (QUIRK), ours does not.
+const std::vector<config::Backend>& scaffold_backends();
+
+// Parses `--backends` values (`all cpu cuda metal rocm xpu`), expanding `all` and removing
+// duplicates; empty input gives the platform default (metal on macOS, cuda elsewhere).
+util::Result<std::vector<config::Backend>> parse_scaffold_backends(const std::vector<std::string>& values);
+
+// Every file of the project, sorted by path.
+util::Result<std::vector<GeneratedFile>> render_scaffold(const ScaffoldOptions& options);
+
+}  // namespace kb::scaffold
