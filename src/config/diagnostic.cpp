@@ -51,7 +51,11 @@ std::string render_diagnostic(const Diagnostic& diagnostic, std::string_view tex
     size_t offset = byte_offset(line, std::max(diagnostic.column, 1));
     // Keep tabs so the caret lines up with the source line in any terminal.
     std::string marker;
-    for (size_t i = 0; i < offset; ++i) marker += line[i] == '\t' ? '\t' : ' ';
+    for (size_t i = 0; i < offset; ++i) {
+      unsigned char c = static_cast<unsigned char>(line[i]);
+      if ((c & 0xC0) == 0x80) continue;  // one column per code point
+      marker += c == '\t' ? '\t' : ' ';
+    }
     marker += '^';
     if (diagnostic.length > 1) marker += std::string(static_cast<size_t>(diagnostic.length - 1), '~');
     out += marker + "\n";

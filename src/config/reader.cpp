@@ -9,6 +9,7 @@
 
 #include "config/schema.h"
 #include "config/semantic_checks.h"
+#include "config/toml_guard.h"
 #include "util/fs.h"
 #include "util/strings.h"
 
@@ -87,6 +88,11 @@ std::string_view legacy_v3_error() {
 ParseOutcome parse_build_toml(std::string_view text, std::string_view file_name) {
   std::string file(file_name);
   DiagnosticSink sink(file);
+  if (auto unsafe = detail::find_unsafe_character(text)) {
+    Diagnostic diagnostic{file, unsafe->line, unsafe->column, 1, "Cannot parse TOML in " + file + ": " + unsafe->message, {}};
+    sink.errors().push_back(std::move(diagnostic));
+    return finish(sink, {}, Edition::v5);
+  }
   toml::table root;
   try {
     root = toml::parse(text, file);
