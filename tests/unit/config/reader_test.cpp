@@ -68,6 +68,23 @@ TEST(ParseBuildToml, TomlSyntaxErrorIsLocated) {
   EXPECT_EQ(outcome.errors[0].message.rfind("Cannot parse TOML in build.toml: ", 0), 0u);
 }
 
+TEST(ParseBuildToml, AcceptsNonAsciiInStringsAndComments) {
+  std::string text = "# Kernel by Zoë — ünïcode ok here\n" + general_v5 +
+                     "\n[torch]\nsrc = [\"torch-ext/café.cpp\", 'щ.h', \"\"\"é\"\"\"]  # ✓\n";
+  ParseOutcome outcome = parse(text);
+  ASSERT_TRUE(outcome.parsed) << render_diagnostics(outcome.errors, text, "error");
+  EXPECT_EQ(std::get<TorchConfig>(outcome.parsed->config.framework).src[1], "щ.h");
+}
+
+TEST(ParseBuildToml, RejectsNonAsciiWhereTomlppWouldHitUndefinedBehaviour) {
+  // Found by fuzz/fuzz_build_toml: toml++ 3.3 reaches __builtin_unreachable() on these.
+  for (const char* text : {"k = 1 \xc3\xa9\n", "\xd1\x89 = 1\n", "k = \"\\\xc3\xa9\"\n", "k = \"\"\"a\\\n \xc3\xa9\"\"\"\n"}) {
+    ParseOutcome outcome = parse(text);
+    ASSERT_EQ(outcome.errors.size(), 1u) << text;
+    EXPECT_EQ(outcome.errors[0].message.rfind("Cannot parse TOML in build.toml: ", 0), 0u) << text;
+  }
+}
+
 TEST(ParseBuildToml, ReportsEveryErrorSortedByPosition) {
   std::string text = "[general]\nname = \"Relu\"\nversion = -1\nedition = 5\nlicense = 3\nbackends = [\"cuda\"]\n"
                      "\n[torch]\nsrc = [1]\n";
