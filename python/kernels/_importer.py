@@ -57,6 +57,13 @@ def _dirty_warning(metadata: Metadata, variant_path: Path) -> None:
     )
 
 
+def _same_build(a: Metadata, b: Metadata) -> bool:
+    da, db = a.digest, b.digest
+    if da is None or db is None:
+        return False
+    return da == db
+
+
 def import_variant(variant_path: Path, repo_info: Optional[RepoInfo] = None) -> ModuleType:
     variant_path = Path(variant_path)
     key = str(variant_path.resolve())
@@ -74,6 +81,12 @@ def import_variant(variant_path: Path, repo_info: Optional[RepoInfo] = None) -> 
         module_name = metadata.id
         other = _by_id.get(module_name)
         if other is not None and other != key:
+            # The same build found at another path (e.g. a second cache): reuse the loaded module
+            # rather than executing it again; a *different* build under the same id is refused.
+            previous = _by_path[other]
+            if _same_build(previous.metadata, metadata):
+                _by_path[key] = LoadedKernel(metadata=metadata, module=previous.module, repo_info=repo_info)
+                return previous.module
             raise ImportError(
                 f"A kernel with ops id `{module_name}` is already loaded from `{other}`; "
                 f"refusing to load it again from `{variant_path}` (its Torch ops would be registered twice)."

@@ -1,6 +1,8 @@
 // HubReader over src/hub's HubClient (HF_ENDPOINT / HF_TOKEN from the environment).
 #include <memory>
 
+#include <nlohmann/json.hpp>
+
 #include "hub/client/hub_client.h"
 #include "loader/hub_reader.h"
 #include "util/strings.h"
@@ -60,7 +62,22 @@ class HttpHubReader final : public HubReader {
     return FetchedFile{meta->commit, meta->etag, meta->size};
   }
 
-  util::Result<bool> trusted_publisher(const std::string& org) override { return client_.organization_is_trusted(org); }
+  // Any failure, an unknown organisation (404) included, means "could not verify" (loader.md §6);
+  // HubClient::organization_is_trusted folds 404 into false, so the request is made here.
+  util::Result<bool> trusted_publisher(const std::string& org) override {
+    auto response = client_.http().send(
+        {"GET", client_.settings().endpoint + "/api/organizations/" + hub::client::encode_revision(org) + "/overview",
+         {}, {}, {}, {}});
+    if (!response) return std::move(response).error();
+    if (response->status != 200) return client_.http().http_error(*response, "organization lookup");
+    auto body = nlohmann::json::parse(response->body, nullptr, false);
+    if (!body.is_object()) return util::Error(util::ErrorKind::network, "Invalid organization overview");
+    const auto& flag = body.contains("trustedKernelPublisher") ? body["trustedKernelPublisher"] : nlohmann::json();
+    if (flag.is_boolean()) return flag.get<bool>();
+    if (flag.is_number()) return flag.get<double>() != 0;
+    if (flag.is_string()) return !flag.get<std::string>().empty();
+    return false;
+  }
 
   std::optional<util::Result<std::vector<BulkFile>>> download_directory(RepoType type, const std::string& repo,
                                                                         const std::string& commit,

@@ -77,10 +77,13 @@ def test_two_versions_coexist(tmp_path):
     assert sys.modules["_demo_cpu_v1"] is one and sys.modules["_demo_cpu_v2"] is two
 
 
-def test_same_ops_id_from_other_path_is_refused(tmp_path):
-    get_local_kernel(_project(tmp_path / "1", ops_suffix="dup"), backend="cpu")
+def test_same_ops_id_from_other_path(tmp_path):
+    first = get_local_kernel(_project(tmp_path / "1", ops_suffix="dup"), backend="cpu")
+    # Identical build elsewhere (another cache): the loaded module is reused, not re-executed.
+    assert get_local_kernel(_project(tmp_path / "2", ops_suffix="dup"), backend="cpu") is first
+    # A different build claiming the same ops id is refused.
     with pytest.raises(ImportError, match="already loaded"):
-        get_local_kernel(_project(tmp_path / "2", ops_suffix="dup"), backend="cpu")
+        get_local_kernel(_project(tmp_path / "3", value="7", ops_suffix="dup"), backend="cpu")
 
 
 def test_failed_import_leaves_no_module(tmp_path):
