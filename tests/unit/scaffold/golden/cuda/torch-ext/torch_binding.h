@@ -1,0 +1,7 @@
+#pragma once
+
+#include <torch/torch.h>
+
+// Writes `input + 1` into `out`. Each backend's kernel unit defines this function; the builder
+// compiles exactly one backend into each variant.
+void my_kernel(torch::Tensor &out, torch::Tensor const &input);
