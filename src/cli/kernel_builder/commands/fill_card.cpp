@@ -1,0 +1,45 @@
+// `kernel-builder fill-card [KERNEL_DIR] [OUTPUT]` (hidden): render CARD.md (build-output.md §10)
+// to OUTPUT (then `Generated <path>` on stderr) or stdout.
+#include <iostream>
+
+#include "cli/command_registry.h"
+#include "codegen/card/card_context.h"
+#include "config/reader.h"
+#include "util/fs.h"
+
+namespace kb::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Options {
+  std::string dir = ".";
+  std::string output;
+};
+
+util::Status fill(const Options& o) {
+  if (!fs::is_directory(o.dir)) return util::Error(util::ErrorKind::usage, "`" + o.dir + "` is not a directory");
+  auto config = config::load_build_config(o.dir);
+  if (!config) return std::move(config).error();
+  auto card = codegen::card::fill_card(*config, o.dir);
+  if (!card) return std::move(card).error();
+  if (o.output.empty()) {
+    std::cout << *card;
+    return {};
+  }
+  KB_TRY(util::write_file_atomic(o.output, *card));
+  std::cerr << "Generated " << o.output << "\n";
+  return {};
+}
+
+Action setup(CLI::App& app) {
+  auto o = std::make_shared<Options>();
+  app.add_option("KERNEL_DIR", o->dir, "Kernel directory (default: current directory)");
+  app.add_option("OUTPUT", o->output, "Output file (default: stdout)");
+  return [o] { return exit_status(fill(*o)); };
+}
+
+const RegisterCommand registration("kernel-builder", {"fill-card", "Render the CARD.md template", setup, true, 200});
+
+}  // namespace
+}  // namespace kb::cli

@@ -1,0 +1,22 @@
+// `kernel-builder upload [KERNEL_DIR]`: publish built variants (cli.md, hub-api.md §5).
+#include "cli/kernel_builder/commands/upload_command.h"
+
+namespace kb::cli {
+namespace {
+
+struct Options {
+  std::string dir = ".";
+  UploadCommandOptions upload;
+};
+
+Action setup(CLI::App& app) {
+  auto o = std::make_shared<Options>();
+  app.add_option("KERNEL_DIR", o->dir, "Kernel directory (default: current directory)");
+  add_upload_flags(app, o->upload);
+  return [o] { return run_upload_command(o->upload, o->dir); };
+}
+
+const RegisterCommand registration("kernel-builder", {"upload", "Upload built variants to the Hub", setup, false, 60});
+
+}  // namespace
+}  // namespace kb::cli

@@ -1,0 +1,28 @@
+// Expressions of the card template language (template.h): parsing into a small tree and
+// evaluation against a context.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "codegen/card/template.h"
+
+namespace kb::codegen::card {
+
+struct Expression {
+  enum class Kind { literal, name, attribute, index, logical_not, logical_and, logical_or, equal, not_equal, filter, list };
+  Kind kind = Kind::literal;
+  Value literal;
+  std::string name;  // variable, attribute or filter name
+  std::vector<Expression> children;  // operands; for filter: [subject, args...]
+};
+
+// Parses a whole expression; errors name the offending text.
+util::Result<Expression> parse_expression(std::string_view text);
+
+// Scopes are searched innermost first.
+util::Result<Value> evaluate(const Expression& expression, const std::vector<const Context*>& scopes);
+
+}  // namespace kb::codegen::card
