@@ -98,10 +98,13 @@ util::Result<FetchedFile> Installer::fetch_file(const RepoCache& cache, const st
     fs::remove(incomplete, ec);
     return std::move(fetched).error();
   }
-  if (!fs::exists(cache.blob_path(fetched->etag), ec)) {
-    KB_TRY(commit_blob(cache, incomplete, fetched->etag));
-  } else {
+  auto existing = fs::exists(cache.blob_path(fetched->etag), ec)
+                      ? content_matches_etag(cache.blob_path(fetched->etag), fetched->etag)
+                      : util::Result<bool>(false);
+  if (existing && *existing) {
     fs::remove(incomplete, ec);
+  } else {
+    KB_TRY(commit_blob(cache, incomplete, fetched->etag));  // new, or replaces a corrupted blob
   }
   return fetched;
 }
@@ -225,33 +228,67 @@ util::Result<InstallResult> Installer::install_online(const InstallRequest& requ
   }
   remove_receipt(cache, *commit, variant);
 
+  KB_TRY(ensure_variant(cache, *commit, variant, request));
+  return result;
+}
+
+util::Status Installer::ensure_variant(const RepoCache& cache, const std::string& commit, const std::string& variant,
+                                       const InstallRequest& request) {
+  std::error_code ec;
+  const fs::path variant_path = cache.snapshot_dir(commit) / "build" / variant;
   // 3. metadata.json first, so dependencies are validated before the bulk of the download.
   const std::string metadata_path = "build/" + variant + "/metadata.json";
-  auto fetched = fetch_file(cache, *commit, metadata_path, std::nullopt);
+  auto fetched = fetch_file(cache, commit, metadata_path, std::nullopt);
   if (!fetched) return std::move(fetched).error();
-  KB_TRY(link_snapshot(cache, *commit, metadata_path, fetched->etag));
-  auto metadata = metadata::read_metadata_file((result.variant_path / "metadata.json").string());
+  KB_TRY(link_snapshot(cache, commit, metadata_path, fetched->etag));
+  auto metadata = metadata::read_metadata_file((variant_path / "metadata.json").string());
   if (!metadata) return std::move(metadata).error();
   if (request.validate_dependencies) KB_TRY(request.validate_dependencies(*metadata, variant));
 
   // 4. The files, then verification; one repair round for corrupted cache entries.
   for (int attempt = 0;; ++attempt) {
-    KB_TRY(fetch_variant(cache, *commit, variant, *metadata, request));
-    auto verified = verify_snapshot(cache, *commit, variant, *metadata, request.lock_hash_for(variant));
+    KB_TRY(fetch_variant(cache, commit, variant, *metadata, request));
+    auto verified = verify_snapshot(cache, commit, variant, *metadata, request.lock_hash_for(variant));
     if (verified) break;
-    auto bad = corrupted_blobs(cache, *commit, variant);
+    auto bad = corrupted_blobs(cache, commit, variant);
     if (attempt > 0 || bad.empty()) {
       return std::move(verified).error().context("Kernel " + request.repo_id + " (revision: " + request.revision +
                                                  ", variant: " + variant + ") failed verification");
     }
-    for (const auto& file : bad) forget_file(cache, *commit, "build/" + variant + "/" + file);
+    for (const auto& file : bad) forget_file(cache, commit, "build/" + variant + "/" + file);
   }
-  if (!fs::exists(result.variant_path, ec)) {
+  if (!fs::exists(variant_path, ec)) {
     return Error(ErrorKind::not_found,
                  "Cannot install kernel from repo " + request.repo_id + " (revision: " + request.revision + ")");
   }
-  (void)write_receipt(cache, *commit, variant);
-  return result;
+  (void)write_receipt(cache, commit, variant);
+  return {};
+}
+
+util::Result<std::vector<std::string>> Installer::install_all_variants(const std::string& repo_id,
+                                                                       const std::string& revision) {
+  if (hub_ == nullptr) return Error(ErrorKind::generic, "No Hub client configured");
+  RepoCache cache(root_, RepoType::kernel, repo_id);
+  std::string commit = revision;
+  if (!is_commit_hash(revision)) {
+    auto sha = hub_->revision_sha(RepoType::kernel, repo_id, revision);
+    if (!sha) return std::move(sha).error();
+    commit = *sha;
+    (void)cache.write_ref(revision, commit);
+  }
+  auto names = build_listing(cache, commit);
+  if (!names) return std::move(names).error();
+  InstallRequest request;
+  request.repo_id = repo_id;
+  request.revision = revision;
+  for (const auto& variant : *names) {
+    auto lock = FileLock::acquire(cache.lock_path(commit + "-" + variant));
+    if (!lock) return std::move(lock).error();
+    if (receipt_valid(cache, commit, variant)) continue;
+    remove_receipt(cache, commit, variant);
+    KB_TRY(ensure_variant(cache, commit, variant, request));
+  }
+  return *names;
 }
 
 util::Result<InstallResult> Installer::install_offline(const InstallRequest& request) {

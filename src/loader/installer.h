@@ -53,12 +53,16 @@ class Installer {
                                       const SystemInfo& system);
   // Resolves `version=N` to a commit (online: branches, writing refs/v<N>; offline: refs/v<N>
   // files of the cache folders). `warning` receives the "outdated version" text when relevant.
+  // Downloads and verifies every variant of `build/` at `revision` (`kernels download --all-variants`).
+  util::Result<std::vector<std::string>> install_all_variants(const std::string& repo_id, const std::string& revision);
   util::Result<std::string> resolve_version(const std::string& repo_id, int version, bool offline,
                                             std::optional<std::string>& warning);
 
  private:
   util::Result<InstallResult> install_online(const InstallRequest& request, int depth);
   util::Result<InstallResult> install_offline(const InstallRequest& request);
+  util::Status ensure_variant(const RepoCache& cache, const std::string& commit, const std::string& variant,
+                             const InstallRequest& request);
   util::Result<std::vector<std::string>> build_listing(const RepoCache& cache, const std::string& commit);
   util::Status fetch_variant(const RepoCache& cache, const std::string& commit, const std::string& variant,
                              const metadata::Metadata& metadata, const InstallRequest& request);

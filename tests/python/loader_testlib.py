@@ -18,6 +18,9 @@ from typing import Dict, List, Optional
 
 import pytest
 
+# Our server speaks plain LFS, not Xet; huggingface_hub reads this when it is first imported.
+os.environ.setdefault("HF_HUB_DISABLE_XET", "1")
+
 REPO_ROOT = Path(__file__).resolve().parents[2]
 BUILD_DIR = Path(os.environ.get("KB_BUILD_DIR", REPO_ROOT / "build-release"))
 PYTHON_DIR = REPO_ROOT / "python"

@@ -9,6 +9,8 @@
 #include "loader/cache_layout.h"
 #include "loader/dependencies.h"
 #include "loader/installer.h"
+#include "util/fs.h"
+#include "variant/variant_name.h"
 
 namespace kb::loader::python {
 namespace {
@@ -137,6 +139,40 @@ void bind_install(py::module_& m) {
     auto code = hub_error_code(head.error());
     if (code == "RepoNotFound" || code == "RevisionNotFound" || code == "EntryNotFound") return false;
     raise(head.error());
+  });
+  m.def("install_all", [](const std::string& repo_id, const std::string& revision, const std::string& cache_root) {
+    auto reader = hub("");
+    util::Result<std::vector<std::string>> names = util::Error("not run");
+    {
+      py::gil_scoped_release release;
+      Installer installer(cache_root.empty() ? default_cache_root() : std::filesystem::path(cache_root), reader.get());
+      names = installer.install_all_variants(repo_id, revision);
+    }
+    return unwrap(std::move(names));
+  }, py::arg("repo_id"), py::arg("revision"), py::arg("cache_root") = "");
+  m.def("build_listing", [](const std::string& repo_id, const std::string& revision) {
+    auto reader = hub("");
+    auto tree = unwrap(reader->list_tree(RepoType::kernel, repo_id, revision, "build", false));
+    std::vector<std::string> names;
+    for (const auto& entry : tree) {
+      if (!entry.is_directory) continue;
+      auto slash = entry.path.rfind('/');
+      names.push_back(slash == std::string::npos ? entry.path : entry.path.substr(slash + 1));
+    }
+    return names;
+  });
+  m.def("download_bytes", [](const std::string& repo_id, const std::string& revision, const std::string& path) {
+    auto reader = hub("");
+    util::TempDir tmp("kb-file");
+    unwrap(reader->download(RepoType::kernel, repo_id, revision, path, tmp.path() / "file"));
+    return py::bytes(unwrap(util::read_file(tmp.path() / "file")));
+  });
+  m.def("variant_backend", [](const std::string& name) -> py::object {
+    auto parsed = variant::VariantName::parse(name);
+    if (!parsed) return py::none();
+    if (parsed->is_arch()) return py::str(std::string(config::to_string(parsed->compute.backend)));
+    if (parsed->is_universal()) return py::none();
+    return py::str(parsed->noarch_backend == "npu" ? std::string("cann") : parsed->noarch_backend);
   });
   m.def("list_versions", [](const std::string& repo_id) {
     auto reader = hub("");

@@ -1,0 +1,238 @@
+"""The `kernels` command line (cli.md §2): download, lock, versions, info, variants, check."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import List, Optional
+
+from kernels import _core
+
+
+def _toml_load(path: Path) -> dict:
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover
+        import tomli as tomllib  # type: ignore
+    with path.open("rb") as f:
+        return tomllib.load(f)
+
+
+def cmd_check(args) -> int:
+    print("`kernels check` has moved to `kernel-builder check-abi`", file=sys.stderr)
+    return 1
+
+
+def cmd_download(args) -> int:
+    from kernels._api import install_kernel
+
+    lock_path = Path(args.project_dir) / "kernels.lock"
+    if not lock_path.exists():
+        print(f"No kernels.lock file found in: {args.project_dir}", file=sys.stderr)
+        return 1
+    failed = False
+    for entry in _core.parse_lockfile(lock_path.read_text(encoding="utf-8")):
+        print(f"Downloading `{entry['repo_id']}` with SHA: {entry['sha']}", file=sys.stderr)
+        try:
+            if args.all_variants:
+                from kernels._env import cache_root_arg
+
+                _core.install_all(entry["repo_id"], entry["sha"], cache_root_arg())
+            else:
+                install_kernel(entry["repo_id"], revision=entry["sha"])
+        except FileNotFoundError as e:
+            print(str(e), file=sys.stderr)
+            failed = True
+    return 1 if failed else 0
+
+
+def cmd_lock(args) -> int:
+    project = Path(args.project_dir)
+    pyproject = project / "pyproject.toml"
+    deps = _toml_load(pyproject).get("tool", {}).get("kernels", {}).get("dependencies")
+    if deps is None:
+        print(f"error: No [tool.kernels.dependencies] table in {pyproject}", file=sys.stderr)
+        return 1
+    locks = [_core.lock_dependency(repo_id, int(version)) for repo_id, version in deps.items()]
+    (project / "kernels.lock").write_text(_core.render_lockfile(locks), encoding="utf-8")
+    return 0
+
+
+def cmd_versions(args) -> int:
+    from kernels._system import system_info
+
+    versions = _core.list_versions(args.repo_id)
+    if not versions:
+        print(f"Repository does not support kernel versions: {args.repo_id}")
+        return 0
+    info = system_info()
+    for number, commit in versions:
+        print(f"Version {number}:\n")
+        print(_core.variants(args.repo_id, commit, info)["trace"])
+        print()
+    return 0
+
+
+def cmd_variants(args) -> int:
+    from kernels._api import _resolve_revision
+    from kernels._system import system_info, validate_backend
+
+    revision = args.revision
+    version = args.version
+    if revision is None and version is None:
+        versions = _core.list_versions(args.repo_id)
+        if versions:
+            version = versions[-1][0]
+        else:
+            revision = "main"
+    rev = _resolve_revision(args.repo_id, revision, version)
+    selection = _core.variants(args.repo_id, rev, system_info(validate_backend(args.backend)))
+    if args.explain:
+        print(selection["trace"])
+    else:
+        for name, accepted, _ in selection["decisions"]:
+            if accepted:
+                print(name)
+    if selection["best"] is None:
+        print(f"No variant for this system in {args.repo_id} (revision: {rev})", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _metadata_info(md: Optional[dict], backends: List[str]) -> dict:
+    info: dict = {}
+    if md is not None:
+        info.update({
+            "name": md["name"], "version": md["version"], "license": md["license"],
+            "upstream": md["upstream"], "source": md["source"], "python_depends": md["python_depends"],
+        })
+    info["backends"] = backends
+    return info
+
+
+def _backends(names: List[str]) -> List[str]:
+    return sorted({b for b in (_core.variant_backend(n) for n in names) if b})
+
+
+def cmd_info(args) -> int:
+    path = Path(args.kernel)
+    if path.is_dir():
+        if args.revision is not None or args.version is not None:
+            print("--revision and --version cannot be used with a local path", file=sys.stderr)
+            return 1
+        build = path / "build"
+        names = sorted(d.name for d in build.iterdir() if d.is_dir()) if build.is_dir() else []
+        names = [n for n in names if _core.variant_backend(n) is not None or n == "torch-universal"]
+        if not names:
+            print(f"No build variants found in: {build}", file=sys.stderr)
+            return 1
+        md = None
+        for name in names:
+            try:
+                md = _core.read_metadata(str(build / name / "metadata.json"))
+                break
+            except (OSError, ValueError):
+                continue
+        info = {"path": str(path)}
+    else:
+        if args.revision is not None and args.version is not None:
+            print("Only one of --revision or --version can be specified", file=sys.stderr)
+            return 1
+        versions = _core.list_versions(args.kernel)
+        if args.version is not None:
+            if args.version not in [v for v, _ in versions]:
+                print(f"Version {args.version} not found, available versions: "
+                      f"{', '.join(str(v) for v, _ in versions)}", file=sys.stderr)
+                return 1
+            rev = f"v{args.version}"
+        elif args.revision is not None:
+            rev = args.revision
+        else:
+            rev = f"v{versions[-1][0]}" if versions else "main"
+        try:
+            names = _core.build_listing(args.kernel, rev)
+        except FileNotFoundError:
+            names = []
+        if not names:
+            print(f"No build variants found in {args.kernel} (revision: {rev})", file=sys.stderr)
+            return 1
+        md = None
+        try:
+            md = _core.parse_metadata(_core.download_bytes(args.kernel, rev, f"build/{names[0]}/metadata.json"))
+        except Exception:  # noqa: BLE001 - metadata errors are ignored (cli.md)
+            md = None
+        info = {"repo_id": args.kernel, "revision": rev}
+    info.update(_metadata_info(md, _backends(names)))
+    if args.json:
+        print(json.dumps(info, indent=2))
+        return 0
+
+    def show(v) -> str:
+        if v is None:
+            return "-"
+        if isinstance(v, list):
+            return ", ".join(v) if v else "-"
+        return str(v)
+
+    if "path" in info:
+        print(f"Path: {info['path']}")
+    else:
+        print(f"Repository: {info['repo_id']}")
+        print(f"Revision: {info['revision']}")
+    for label, key in (("Name", "name"), ("Version", "version"), ("License", "license"), ("Upstream", "upstream"),
+                       ("Source", "source"), ("Python dependencies", "python_depends"), ("Backends", "backends")):
+        print(f"{label}: {show(info.get(key))}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="kernels", description="Manage compute kernels from the Hub")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("check", help="Moved to `kernel-builder check-abi`")
+    p.add_argument("repo_id", nargs="?")
+    p.set_defaults(func=cmd_check)
+
+    p = sub.add_parser("download", help="Download the locked kernels of a project")
+    p.add_argument("project_dir", type=Path)
+    p.add_argument("--all-variants", action="store_true", help="Download every variant, not only this system's")
+    p.set_defaults(func=cmd_download)
+
+    p = sub.add_parser("info", help="Describe a kernel (Hub repo or local directory)")
+    p.add_argument("kernel")
+    p.add_argument("--revision")
+    p.add_argument("--version", type=int)
+    p.add_argument("--json", action="store_true", help="JSON output")
+    p.set_defaults(func=cmd_info)
+
+    p = sub.add_parser("versions", help="List versions and the variant decision trace of each")
+    p.add_argument("repo_id")
+    p.set_defaults(func=cmd_versions)
+
+    p = sub.add_parser("lock", help="Write kernels.lock from [tool.kernels.dependencies]")
+    p.add_argument("project_dir", type=Path)
+    p.set_defaults(func=cmd_lock)
+
+    p = sub.add_parser("variants", help="List the variants usable on this system")
+    p.add_argument("repo_id")
+    group = p.add_mutually_exclusive_group()
+    group.add_argument("--revision")
+    group.add_argument("--version", type=int)
+    p.add_argument("--backend")
+    p.add_argument("--explain", action="store_true", help="Print the decision trace (one reason per variant)")
+    p.set_defaults(func=cmd_variants)
+    return parser
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except (ValueError, FileNotFoundError, OSError, ImportError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
