@@ -22,6 +22,13 @@ struct Options {
   bool json = false;
 };
 
+// Toolkit versions keep at least two components ("13.0", "2025.3.2"), as toolkits are named.
+std::string toolkit_text(const config::Version& version) {
+  std::string text = version.to_string();
+  if (version.components().size() < 2) text = std::to_string(version.major()) + "." + std::to_string(version.minor());
+  return text;
+}
+
 nlohmann::ordered_json to_json(const variant::ProjectVariant& v) {
   nlohmann::ordered_json out = nlohmann::ordered_json::object();
   out["name"] = v.name_text;
@@ -33,7 +40,7 @@ nlohmann::ordered_json to_json(const variant::ProjectVariant& v) {
   out["os"] = nullptr;
   if (v.build_set) {
     out["torch"] = v.build_set->torch_major_minor().to_string();
-    if (v.build_set->toolkit) out["toolkit"] = v.build_set->toolkit->to_string();
+    if (v.build_set->toolkit) out["toolkit"] = toolkit_text(*v.build_set->toolkit);
     out["cpu"] = v.build_set->cpu;
     out["os"] = v.build_set->os;
   }

@@ -1,0 +1,120 @@
+"""End-to-end tests of `kernel-builder list-variants` and `completions`."""
+import json
+import platform
+import subprocess
+
+import pytest
+
+
+def run(binary, *args, cwd=None):
+    return subprocess.run([str(binary), *args], cwd=cwd, capture_output=True, text=True)
+
+
+@pytest.fixture
+def scaffold(kernel_builder, tmp_path):
+    r = run(kernel_builder, "init", "--name", "org/addone", "--backends", "cuda", "cpu", "metal", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    return tmp_path / "addone"
+
+
+def host_system():
+    machine = {"amd64": "x86_64", "arm64": "aarch64"}.get(platform.machine().lower(), platform.machine())
+    return f"{machine}-{platform.system().lower()}"
+
+
+@pytest.mark.skipif(host_system() != "x86_64-linux", reason="expected names are for x86_64-linux")
+def test_list_variants_of_scaffold(kernel_builder, scaffold):
+    r = run(kernel_builder, "list-variants", str(scaffold))
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines() == [
+        "torch211-cxx11-cpu-x86_64-linux",
+        "torch212-cxx11-cpu-x86_64-linux",
+        "torch212-cxx11-cu126-x86_64-linux",
+        "torch212-cxx11-cu130-x86_64-linux",
+        "torch212-cxx11-cu132-x86_64-linux",
+        "torch213-cxx11-cpu-x86_64-linux",
+        "torch213-cxx11-cu126-x86_64-linux",
+        "torch213-cxx11-cu130-x86_64-linux",
+        "torch213-cxx11-cu132-x86_64-linux",
+    ]
+
+
+def test_list_variants_json(kernel_builder, scaffold):
+    r = run(kernel_builder, "list-variants", "--json", cwd=scaffold)
+    assert r.returncode == 0, r.stderr
+    variants = json.loads(r.stdout)
+    names = [v["name"] for v in variants]
+    assert len(names) == len(set(names))
+    for v in variants:
+        assert set(v) >= {"name", "backend", "kind", "torch", "toolkit", "cpu", "os", "bundle"}
+        assert isinstance(v["bundle"], bool)
+    if host_system() == "x86_64-linux":
+        cuda = [v for v in variants if v["backend"] == "cuda"]
+        cpu = [v for v in variants if v["backend"] == "cpu"]
+        assert [v["toolkit"] for v in cuda] == ["12.6", "13.0", "13.2"] * 2
+        assert cuda[0] == {
+            "name": "torch212-cxx11-cu126-x86_64-linux", "backend": "cuda", "kind": "torch", "torch": "2.12",
+            "toolkit": "12.6", "cpu": "x86_64", "os": "linux", "bundle": True,
+        }
+        assert [v["torch"] for v in cpu] == ["2.11", "2.12", "2.13"]
+        assert [v["bundle"] for v in cpu] == [False, True, True]
+
+
+def test_list_variants_noarch_backend(kernel_builder, scaffold):
+    # Drop the metal kernel unit: metal becomes the noarch variant torch-metal.
+    toml = (scaffold / "build.toml").read_text()
+    head, _, _ = toml.partition("[kernel.addone_metal]")
+    (scaffold / "build.toml").write_text(head.rstrip() + "\n")
+    r = run(kernel_builder, "list-variants", str(scaffold))
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines()[-1] == "torch-metal"
+    arch = run(kernel_builder, "list-variants", "--arch", str(scaffold))
+    assert arch.returncode == 0
+    assert "torch-metal" not in arch.stdout.splitlines()
+
+
+def test_list_variants_arch_form(kernel_builder, scaffold):
+    r = run(kernel_builder, "list-variants", "--arch", str(scaffold))
+    assert r.returncode == 0, r.stderr
+    names = r.stdout.splitlines()
+    assert names and all(not n.startswith("torch-") for n in names)
+
+
+def test_list_variants_errors(kernel_builder, tmp_path):
+    r = run(kernel_builder, "list-variants", str(tmp_path / "missing"))
+    assert r.returncode == 1
+    assert f"`{tmp_path / 'missing'}` is not a directory" in r.stderr
+    r = run(kernel_builder, "list-variants", str(tmp_path))
+    assert r.returncode == 1
+    assert r.stdout == ""
+
+
+def test_completions_bash_is_sourceable(kernel_builder):
+    script = f"source <({kernel_builder} completions bash); complete -p kernel-builder"
+    r = subprocess.run(["bash", "-c", script], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert "-F _kernel_builder" in r.stdout and r.stdout.strip().endswith("kernel-builder")
+
+
+def test_completions_bash_completes_commands_and_options(kernel_builder):
+    script = (
+        f"source <({kernel_builder} completions bash)\n"
+        "COMP_WORDS=(kernel-builder list-v); COMP_CWORD=1; _kernel_builder; echo \"${COMPREPLY[*]}\"\n"
+        "COMP_WORDS=(kernel-builder init --ov); COMP_CWORD=2; _kernel_builder; echo \"${COMPREPLY[*]}\"\n"
+    )
+    r = subprocess.run(["bash", "-c", script], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines() == ["list-variants", "--overwrite"]
+
+
+@pytest.mark.parametrize("shell", ["zsh", "fish", "elvish", "powershell"])
+def test_completions_other_shells(kernel_builder, shell):
+    r = run(kernel_builder, "completions", shell)
+    assert r.returncode == 0, r.stderr
+    assert "kernel-builder" in r.stdout
+    assert "list-variants" in r.stdout and "overwrite" in r.stdout
+
+
+def test_completions_rejects_unknown_shell(kernel_builder):
+    r = run(kernel_builder, "completions", "tcsh")
+    assert r.returncode == 2
