@@ -97,3 +97,9 @@ def make_variant_tree(kernel_dir: Path, version: int = 1, variants=("torch-cpu",
 @pytest.fixture
 def variant_tree():
     return make_variant_tree
+
+
+@pytest.fixture
+def hub_factory():
+    """start_hub, for tests that restart servers themselves."""
+    return start_hub
