@@ -26,7 +26,7 @@ std::optional<std::string> git_output(const fs::path& dir, const std::vector<std
 
 std::optional<GitInfo> read_git_info(const fs::path& dir) {
   if (!util::find_program("git")) return std::nullopt;
-  auto ids = git_output(dir, {"rev-parse", "--verify", "-q", "HEAD^{commit}", "HEAD^{tree}"});
+  auto ids = git_output(dir, {"rev-parse", "-q", "HEAD^{commit}", "HEAD^{tree}"});
   if (!ids) return std::nullopt;
   auto lines = util::split(*ids, '\n');
   if (lines.size() != 2) return std::nullopt;

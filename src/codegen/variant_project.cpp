@@ -19,7 +19,7 @@ namespace {
 std::string quote(const std::string& text) {
   std::string out = "\"";
   for (char c : text) {
-    if (c == '"' || c == '\\' || c == '$') out += '\\';
+    if (c == '"' || c == '\\') out += '\\';
     out += c;
   }
   return out + "\"";
@@ -159,8 +159,7 @@ std::string backend_setup(const VariantProjectInput& input) {
              "  \"-Xsycl-target-backend=spir64_gen\" \"-device pvc,xe-lpg,ats-m150\")\n";
     case Backend::metal:
       return "set(CMAKE_OSX_DEPLOYMENT_TARGET 26.0)\n"
-             "target_link_libraries(" + t + " PRIVATE \"-framework Metal\" \"-framework Foundation\")\n"
-             "include(\"${KB_GENERATED_DIR}/metallib.cmake\" OPTIONAL)\n";
+             "target_link_libraries(" + t + " PRIVATE \"-framework Metal\" \"-framework Foundation\")\n";
     case Backend::cpu:
       return "if(APPLE)\n  set(CMAKE_OSX_DEPLOYMENT_TARGET 15.0)\nendif()\n";
     default:
@@ -236,6 +235,10 @@ util::Result<GeneratedFiles> generate_variant_project(const VariantProjectInput&
                                         {"BACKEND_SETUP", backend_setup(input)},
                                         {"TORCH_SOURCES", torch_sources},
                                         {"UNITS", units}});
+  if (input.backend == Backend::metal) {
+    files["CMakeLists.txt"] += substitute(project_template("variant/metal.cmake.in"), {{"OPS_ID", input.ops_id}});
+    files["embed_metallib.cmake"] = project_template("variant/embed_metallib.cmake");
+  }
   files["registration.h"] = render_registration_h();
   return files;
 }

@@ -42,7 +42,8 @@ def violations(path):
             first = decorator.args[0]
             if isinstance(first, ast.Call) and called_name(first.func) == "add_op_namespace_prefix":
                 continue
-            found.append("%s:%d %s %s" % (path, decorator.lineno, kind, node.name))
+            found.append("%s:%d %s %s" % (path, node.lineno, kind, node.name))
+            break
     return found
 
 

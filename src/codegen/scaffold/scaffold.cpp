@@ -48,10 +48,12 @@ bool wanted(std::string_view template_path, const std::vector<Backend>& backends
 
 // Dot files are stored as `dot-<name>` so that tools never treat them as the repository's own.
 std::string output_path(std::string_view template_path) {
-  std::string path(template_path);
-  auto slash = path.rfind('/');
-  size_t base = slash == std::string::npos ? 0 : slash + 1;
-  if (path.compare(base, 4, "dot-") == 0) path.replace(base, 4, ".");
+  auto slash = template_path.rfind('/');
+  size_t base = slash == std::string_view::npos ? 0 : slash + 1;
+  if (template_path.substr(base, 4) != "dot-") return std::string(template_path);
+  std::string path(template_path.substr(0, base));
+  path += '.';
+  path += template_path.substr(base + 4);
   return path;
 }
 

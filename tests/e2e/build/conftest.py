@@ -1,0 +1,76 @@
+"""Fixtures of the build-engine end-to-end tests: the toolchain interpreter, a copy of the
+`addone` fixture project, and CPU builds shared across tests (a torch TU takes 30-45 s)."""
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+DATA = Path(__file__).parent / "data"
+
+
+def _test_python() -> Path:
+    explicit = os.environ.get("KB_TEST_PYTHON")
+    if explicit:
+        return Path(explicit)
+    venv = os.environ.get("KB_VENV")
+    if venv:
+        return Path(venv) / "bin" / "python"
+    return Path("/work/venv-probe/bin/python")
+
+
+@pytest.fixture(scope="session")
+def kb_python() -> Path:
+    python = _test_python()
+    if not python.exists():
+        pytest.fail(f"toolchain interpreter {python} not found; set KB_TEST_PYTHON")
+    return python
+
+
+@pytest.fixture(scope="session")
+def cpu_variant(kb_python) -> str:
+    """Name of the CPU variant the test interpreter builds, e.g. torch211-cxx11-cpu-x86_64-linux."""
+    code = (
+        "import platform, torch; v = torch.__version__.split('+')[0].split('.');"
+        "print(f'torch{v[0]}{v[1]}-cxx11-cpu-{platform.machine()}-linux')"
+    )
+    return subprocess.run([str(kb_python), "-c", code], check=True, capture_output=True, text=True).stdout.strip()
+
+
+def copy_fixture(name: str, destination: Path) -> Path:
+    target = destination / name
+    shutil.copytree(DATA / name, target)
+    return target
+
+
+def run_build(kernel_builder, project: Path, python: Path, *args: str, check: bool = True):
+    command = [str(kernel_builder), "build", str(project), "--python", str(python), *args]
+    result = subprocess.run(command, capture_output=True, text=True)
+    if check and result.returncode != 0:
+        raise AssertionError(f"build failed ({result.returncode}):\n{result.stderr}")
+    return result
+
+
+def import_check_script(variant_dir: Path, ops_id: str, variable: str = "module") -> str:
+    """Python code importing a variant directory under its ops id, from outside sys.path,
+    binding it to `variable`."""
+    return (
+        "import importlib.util, sys\n"
+        f"spec = importlib.util.spec_from_file_location({ops_id!r}, {str(variant_dir / '__init__.py')!r},"
+        f" submodule_search_locations=[{str(variant_dir)!r}])\n"
+        f"{variable} = importlib.util.module_from_spec(spec)\n"
+        f"sys.modules[{ops_id!r}] = {variable}\n"
+        f"spec.loader.exec_module({variable})\n"
+    )
+
+
+@pytest.fixture(scope="session")
+def cpu_build(tmp_path_factory, kernel_builder, kb_python, cpu_variant):
+    """The addone project built once for the CPU variant with unique id `e2ea`."""
+    root = tmp_path_factory.mktemp("cpu-build")
+    project = copy_fixture("addone", root)
+    run_build(kernel_builder, project, kb_python, "--variant", cpu_variant, "--unique-id", "e2ea")
+    kept = root / "variant-a"
+    shutil.copytree(project / "build" / cpu_variant, kept)
+    return {"project": project, "variant_a": kept}

@@ -1,0 +1,84 @@
+"""`kernel-builder build` of a tiny CPU kernel: layout, import under the ops id, incremental
+rebuilds, and two builds of one kernel loaded side by side."""
+import json
+import shutil
+import subprocess
+import time
+
+import pytest
+
+from conftest import import_check_script, run_build
+
+pytestmark = pytest.mark.slow
+
+
+def test_cpu_variant_layout_and_metadata(cpu_build, cpu_variant):
+    variant = cpu_build["project"] / "build" / cpu_variant
+    names = sorted(p.name for p in variant.iterdir())
+    assert names == ["__init__.py", "_addone_cpu_e2ea.abi3.so", "_ops.py", "metadata.json"]
+    text = (variant / "metadata.json").read_text()
+    assert not text.endswith("\n")
+    metadata = json.loads(text)
+    assert metadata["id"] == "_addone_cpu_e2ea"
+    assert metadata["backend"] == {"type": "cpu"}
+    assert sorted(metadata["digest"]["files"]) == ["__init__.py", "_addone_cpu_e2ea.abi3.so", "_ops.py"]
+    assert "kernel-builder" in metadata["provenance"]
+    assert not any(p.name.startswith(".staging") for p in (cpu_build["project"] / "build").iterdir())
+    dynamic = subprocess.run(["readelf", "-d", str(variant / "_addone_cpu_e2ea.abi3.so")],
+                             capture_output=True, text=True).stdout
+    assert "RPATH" not in dynamic and "RUNPATH" not in dynamic
+    assert "libpython" not in dynamic
+
+
+def test_cpu_variant_imports_under_ops_id(cpu_build, cpu_variant, kb_python):
+    variant = cpu_build["project"] / "build" / cpu_variant
+    code = import_check_script(variant, "_addone_cpu_e2ea") + (
+        "import torch\n"
+        "x = torch.randn(64)\n"
+        "torch.testing.assert_close(module.addone(x), x + 1)\n"
+        "assert '_addone_cpu_e2ea' in sys.modules and 'addone' not in sys.modules\n"
+        "print('ok')\n"
+    )
+    result = subprocess.run([str(kb_python), "-c", code], capture_output=True, text=True, cwd="/")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "ok"
+
+
+def test_noop_rebuild_compiles_nothing(cpu_build, cpu_variant, kernel_builder, kb_python):
+    start = time.monotonic()
+    result = run_build(kernel_builder, cpu_build["project"], kb_python, "--variant", cpu_variant, "--unique-id", "e2ea")
+    elapsed = time.monotonic() - start
+    assert f"{cpu_variant}: up to date" in result.stderr
+    assert "compile" not in result.stderr
+    assert elapsed < 1.0, f"no-op rebuild took {elapsed:.2f}s"
+
+
+def test_one_file_edit_recompiles_one_unit(cpu_build, cpu_variant, kernel_builder, kb_python):
+    project = cpu_build["project"]
+    source = project / "addone_cpu" / "addone_cpu.cpp"
+    source.write_text(source.read_text() + "\n// edited\n")
+    run_build(kernel_builder, project, kb_python, "--variant", cpu_variant, "--unique-id", "e2ea", "--no-cache")
+    log = (project / "build" / ".kb" / cpu_variant / "build.log").read_text()
+    compiled = [line for line in log.splitlines() if "Building CXX object" in line]
+    assert len(compiled) == 1 and "addone_cpu.cpp" in compiled[0], compiled
+
+
+def test_two_builds_load_side_by_side(cpu_build, cpu_variant, kernel_builder, kb_python, tmp_path):
+    project = cpu_build["project"]
+    run_build(kernel_builder, project, kb_python, "--variant", cpu_variant, "--unique-id", "e2eb")
+    variant_b = tmp_path / "variant-b"
+    shutil.copytree(project / "build" / cpu_variant, variant_b)
+    variant_a = cpu_build["variant_a"]
+    code = (
+        import_check_script(variant_a, "_addone_cpu_e2ea", "kernel_a")
+        + import_check_script(variant_b, "_addone_cpu_e2eb", "kernel_b")
+        + "import torch\n"
+        "x = torch.arange(4.0)\n"
+        "torch.testing.assert_close(kernel_a.addone(x), x + 1)\n"
+        "torch.testing.assert_close(kernel_b.addone(x), x + 1)\n"
+        "assert kernel_a.ops is not kernel_b.ops\n"
+        "assert hasattr(torch.ops._addone_cpu_e2ea, 'addone') and hasattr(torch.ops._addone_cpu_e2eb, 'addone')\n"
+        "print('ok')\n"
+    )
+    result = subprocess.run([str(kb_python), "-c", code], capture_output=True, text=True, cwd="/")
+    assert result.returncode == 0, result.stderr

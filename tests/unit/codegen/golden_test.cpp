@@ -1,0 +1,128 @@
+// Golden tests of every generated file: `_ops.py` flavours, registration.h and the per-variant
+// CMake project of each backend. Refresh with tests/unit/codegen/refresh_golden.sh.
+#include <cstdlib>
+
+#include <gtest/gtest.h>
+
+#include "codegen/ops_py.h"
+#include "codegen/variant_project.h"
+#include "config/reader.h"
+#include "util/fs.h"
+
+using namespace kb::codegen;
+namespace fs = std::filesystem;
+
+namespace {
+
+const fs::path golden_dir = fs::path(KB_TEST_DATA_DIR) / "unit" / "codegen" / "golden";
+
+void expect_golden(const std::string& name, const std::string& actual) {
+  fs::path path = golden_dir / name;
+  if (std::getenv("KB_REFRESH_GOLDEN")) {
+    ASSERT_TRUE(kb::util::write_file_atomic(path, actual));
+    return;
+  }
+  auto expected = kb::util::read_file(path);
+  ASSERT_TRUE(expected) << "missing golden file " << path << " (run refresh_golden.sh)";
+  EXPECT_EQ(actual, *expected) << "golden mismatch: " << name;
+}
+
+const char* all_backends_toml = R"([general]
+name = "addone"
+version = 1
+edition = 5
+license = "Apache-2.0"
+backends = ["cpu", "cuda", "metal", "rocm", "xpu"]
+
+[torch]
+src = ["torch-ext/torch_binding.cpp", "torch-ext/torch_binding.h"]
+include = ["include"]
+cxx-flags = ["-DBINDING_FLAG"]
+
+[kernel.addone_cpu]
+backend = "cpu"
+depends = ["torch"]
+src = ["addone_cpu/addone_cpu.cpp"]
+cxx-flags = ["-O3"]
+
+[kernel.addone_cuda]
+backend = "cuda"
+depends = ["torch"]
+cuda-capabilities = ["8.0", "9.0+PTX"]
+cuda-flags = ["-lineinfo", "-static-global-template-stub=false"]
+include = ["addone_cuda"]
+src = ["addone_cuda/addone.cu", "addone_cuda/helper.cpp", "addone_cuda/addone.cuh"]
+
+[kernel.addone_rocm]
+backend = "rocm"
+depends = ["torch"]
+rocm-archs = ["gfx90a", "gfx942"]
+hip-flags = ["-O3"]
+src = ["addone_cuda/addone.cu"]
+
+[kernel.addone_metal]
+backend = "metal"
+depends = ["torch"]
+src = ["addone_metal/addone.mm", "addone_metal/addone.metal"]
+
+[kernel.addone_xpu]
+backend = "xpu"
+depends = ["torch"]
+src = ["addone_xpu/addone.cpp"]
+)";
+
+kb::config::BuildConfig parse(const std::string& text) {
+  auto outcome = kb::config::parse_build_toml(text, "build.toml");
+  EXPECT_TRUE(outcome.parsed) << (outcome.errors.empty() ? "" : outcome.errors.front().message);
+  return outcome.parsed->config;
+}
+
+std::string project_for(const kb::config::BuildConfig& config, kb::config::Backend backend, const std::string& variant,
+                        const std::string& ops_id, std::map<std::string, std::vector<std::string>> archs = {},
+                        std::optional<kb::config::Version> stable = std::nullopt) {
+  VariantProjectInput input;
+  input.config = &config;
+  input.backend = backend;
+  input.variant = variant;
+  input.ops_id = ops_id;
+  input.torch = {2, 11};
+  if (backend == kb::config::Backend::cuda) input.cuda = kb::variant::MajorMinor{12, 6};
+  input.unit_archs = std::move(archs);
+  input.stable_abi = stable;
+  input.torch_nvcc_flags = {"-D__CUDA_NO_HALF_OPERATORS__", "-D__CUDA_NO_HALF_CONVERSIONS__",
+                            "-D__CUDA_NO_BFLOAT16_CONVERSIONS__", "-D__CUDA_NO_HALF2_OPERATORS__",
+                            "--expt-relaxed-constexpr"};
+  auto files = generate_variant_project(input);
+  EXPECT_TRUE(files) << (files ? "" : files.error().message);
+  EXPECT_EQ(files->count("registration.h"), 1u);
+  return files->at("CMakeLists.txt");
+}
+
+}  // namespace
+
+TEST(golden, OpsPyFlavours) {
+  expect_golden("ops_torch.py", render_ops_py_torch("_addone_cuda_3f9a1c2"));
+  expect_golden("ops_noarch.py", render_ops_py_noarch("addone", "3f9a1c2"));
+  expect_golden("ops_tvm_ffi.py", render_ops_py_tvm_ffi("_addone_cuda_3f9a1c2", "_addone_cuda_3f9a1c2.so"));
+  expect_golden("registration.h", render_registration_h());
+}
+
+TEST(golden, VariantProjectPerBackend) {
+  auto config = parse(all_backends_toml);
+  using kb::config::Backend;
+  expect_golden("cmake_cpu.txt", project_for(config, Backend::cpu, "torch211-cxx11-cpu-x86_64-linux", "_addone_cpu_abc"));
+  expect_golden("cmake_cuda.txt", project_for(config, Backend::cuda, "torch211-cxx11-cu126-x86_64-linux",
+                                              "_addone_cuda_abc", {{"addone_cuda", {"8.0", "9.0+PTX"}}}));
+  expect_golden("cmake_rocm.txt", project_for(config, Backend::rocm, "torch211-cxx11-rocm71-x86_64-linux",
+                                              "_addone_rocm_abc", {{"addone_rocm", {"gfx90a", "gfx942"}}}));
+  expect_golden("cmake_metal.txt", project_for(config, Backend::metal, "torch211-metal-aarch64-darwin", "_addone_metal_abc"));
+  expect_golden("cmake_xpu.txt", project_for(config, Backend::xpu, "torch211-cxx11-xpu20253-x86_64-linux", "_addone_xpu_abc"));
+  expect_golden("cmake_stable_cpu.txt", project_for(config, Backend::cpu, "torch-stable-abi211-cpu-x86_64-linux",
+                                                    "_addone_cpu_abc", {}, kb::config::Version({2, 11})));
+}
+
+TEST(torch_target_version, ShiftsMajorAndMinor) {
+  EXPECT_EQ(torch_target_version(kb::config::Version({2, 11})), "0x20b000000000000");
+}
+
+TEST(make_ops_id, JoinsParts) { EXPECT_EQ(make_ops_id("flash_attn", "rocm", "3f9a1c2_dirty"), "_flash_attn_rocm_3f9a1c2_dirty"); }
