@@ -1,0 +1,38 @@
+// plan_version_branch: additions and stale deletions per hub-api.md §5 step 6.
+#include "hub/publish/operations.h"
+
+#include <gtest/gtest.h>
+
+namespace kb::hub::publish {
+namespace {
+
+TEST(plan_version_branch, existing_branch_deletes_only_stale_files_of_uploaded_variants) {
+  VersionBranchInput input;
+  input.uploaded_variants = {"torch-cpu"};
+  input.variant_files = {{"build/torch-cpu/__init__.py", "x"}};
+  input.benchmarks = {{"benchmarks/benchmark.py", "b"}};
+  input.remote_files = {"build/torch-cpu/__init__.py", "build/torch-cpu/old.py", "build/torch-cuda/a.py",
+                        "benchmarks/benchmark_old.py", "benchmarks/data.csv", "README.md"};
+  BranchPlan plan = plan_version_branch(input);
+  EXPECT_EQ(plan.deletions, (std::vector<std::string>{"benchmarks/benchmark_old.py", "build/torch-cpu/old.py"}));
+  EXPECT_EQ(plan.additions.size(), 2u);
+}
+
+TEST(plan_version_branch, new_branch_deletes_everything_forked_from_main_under_build_and_benchmarks) {
+  VersionBranchInput input;
+  input.new_branch = true;
+  input.uploaded_variants = {"torch-cpu"};
+  input.remote_files = {"build/torch-cuda/a.py", "benchmarks/data.csv", "README.md"};
+  BranchPlan plan = plan_version_branch(input);
+  EXPECT_EQ(plan.deletions, (std::vector<std::string>{"benchmarks/data.csv", "build/torch-cuda/a.py"}));
+}
+
+TEST(is_benchmark_script, matches_benchmark_py_files) {
+  EXPECT_TRUE(is_benchmark_script("benchmark.py"));
+  EXPECT_TRUE(is_benchmark_script("benchmark_attention.py"));
+  EXPECT_FALSE(is_benchmark_script("bench.py"));
+  EXPECT_FALSE(is_benchmark_script("benchmark.txt"));
+}
+
+}  // namespace
+}  // namespace kb::hub::publish
