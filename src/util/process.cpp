@@ -9,6 +9,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "util/strings.h"
+
 extern char** environ;
 
 namespace kb::util {
@@ -20,16 +22,9 @@ std::optional<std::filesystem::path> find_program(const std::string& name) {
   }
   const char* path = std::getenv("PATH");
   if (path == nullptr) return std::nullopt;
-  std::string entries = path;
-  size_t start = 0;
-  while (start <= entries.size()) {
-    size_t end = entries.find(':', start);
-    if (end == std::string::npos) end = entries.size();
-    std::string dir = entries.substr(start, end - start);
-    if (dir.empty()) dir = ".";
-    std::filesystem::path candidate = std::filesystem::path(dir) / name;
+  for (const std::string& dir : split(path, ':')) {
+    std::filesystem::path candidate = std::filesystem::path(dir.empty() ? std::string(".") : dir) / name;
     if (::access(candidate.c_str(), X_OK) == 0 && !std::filesystem::is_directory(candidate)) return candidate;
-    start = end + 1;
   }
   return std::nullopt;
 }
