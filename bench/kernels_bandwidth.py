@@ -7,7 +7,7 @@ For each op, dtype and size (2^24 .. 2^28 input elements) it times, with CUDA ev
 and prints bytes moved (read + written) per second as a percentage of the copy, and the speed
 ratio vs torch (torch time / kernel time; > 1 means the kernel is faster). Every timed run is
 preceded by an L2 flush (outside the timed region) so small sizes do not measure the cache;
-each figure is the median of --reps runs after --warmup runs.
+each figure is the median of --reps runs after --warmup runs, the three measured interleaved.
 
 Targets (issue "Build engine"): >= 90 % of copy bandwidth and not slower than torch.
 
@@ -64,26 +64,32 @@ def op_table(relu, activation):
 
 
 class Timer:
+    """Median CUDA-event times of several functions, measured interleaved (rep by rep) so that
+    clock or thermal drift affects them alike."""
+
     def __init__(self, warmup: int, reps: int):
         self.warmup = warmup
         self.reps = reps
-        # Larger than the L2 of any current GPU; written before each timed run.
-        self.flush = torch.empty(256 * 2**20, dtype=torch.uint8, device="cuda")
+        # Larger than the L2 of any current GPU. It is *read* before each timed run: that evicts
+        # the operands without leaving dirty lines whose write-back would be charged to the run.
+        self.flush = torch.ones(64 * 2**20, dtype=torch.float32, device="cuda")
 
-    def median_ms(self, fn) -> float:
-        for _ in range(self.warmup):
-            fn()
-        times = []
+    def median_ms(self, *fns) -> list[float]:
+        for fn in fns:
+            for _ in range(self.warmup):
+                fn()
+        times: list[list[float]] = [[] for _ in fns]
         for _ in range(self.reps):
-            self.flush.zero_()
-            start = torch.cuda.Event(enable_timing=True)
-            end = torch.cuda.Event(enable_timing=True)
-            start.record()
-            fn()
-            end.record()
-            end.synchronize()
-            times.append(start.elapsed_time(end))
-        return statistics.median(times)
+            for fn, samples in zip(fns, times):
+                self.flush.sum()
+                start = torch.cuda.Event(enable_timing=True)
+                end = torch.cuda.Event(enable_timing=True)
+                start.record()
+                fn()
+                end.record()
+                end.synchronize()
+                samples.append(start.elapsed_time(end))
+        return [statistics.median(samples) for samples in times]
 
 
 def bench_case(timer, name, gated, kernel_op, torch_op, dtype, numel):
@@ -103,9 +109,8 @@ def bench_case(timer, name, gated, kernel_op, torch_op, dtype, numel):
     src = torch.empty(moved // 2, dtype=torch.uint8, device="cuda").random_(0, 255)
     dst = torch.empty_like(src)
 
-    kernel_ms = timer.median_ms(lambda: kernel_op(out, x))
-    torch_ms = timer.median_ms(lambda: torch_op(x))
-    copy_ms = timer.median_ms(lambda: dst.copy_(src))
+    kernel_ms, torch_ms, copy_ms = timer.median_ms(
+        lambda: kernel_op(out, x), lambda: torch_op(x), lambda: dst.copy_(src))
     del x, out, src, dst
     return {
         "op": name, "dtype": str(dtype).removeprefix("torch."), "numel": numel,
@@ -122,7 +127,7 @@ def main(argv=None) -> int:
     parser.add_argument("--ops", default="relu,silu_and_mul,gelu_and_mul,gelu_tanh_and_mul,"
                                          "gelu_fast,gelu_tanh")
     parser.add_argument("--warmup", type=int, default=3)
-    parser.add_argument("--reps", type=int, default=20)
+    parser.add_argument("--reps", type=int, default=30)
     parser.add_argument("--json", type=Path, help="write all results here")
     args = parser.parse_args(argv)
 

@@ -285,8 +285,10 @@ def build_with_cpp_extension(example_dir: Path, backend: str) -> Path:
         "name": ops_id,
         "sources": compiled,
         "extra_include_paths": [str(include_dir), str(example_dir / "torch-ext")],
-        "extra_cflags": ["-O3", *defines],
-        "extra_cuda_cflags": ["-O3", *defines, "-U__CUDA_NO_HALF_OPERATORS__",
+        # -fno-gnu-unique as in the builder (build-output.md §5.2): two builds of one kernel in a
+        # process must not share template statics and inline-function statics.
+        "extra_cflags": ["-O3", "-fno-gnu-unique", *defines],
+        "extra_cuda_cflags": ["-O3", "-Xcompiler", "-fno-gnu-unique", *defines, "-U__CUDA_NO_HALF_OPERATORS__",
                               "-U__CUDA_NO_HALF_CONVERSIONS__",
                               "-U__CUDA_NO_BFLOAT16_CONVERSIONS__",
                               "-U__CUDA_NO_HALF2_OPERATORS__"],

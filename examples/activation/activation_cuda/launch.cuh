@@ -1,8 +1,7 @@
 // Bandwidth-oriented launchers of the activation ops: 128-bit loads and stores where the
 // pointers (and, for gated ops, the row length) allow it, several independent loads in flight
-// per thread, a grid sized to the GPU's resident capacity walked with a grid-stride loop.
-// Leftovers that do not fill a whole tile are handled after the main loop, which therefore has
-// no bounds checks.
+// per thread, one tile of packs per block (grid-stride beyond the grid limit). Leftovers that
+// do not fill a whole tile are handled after the main loop, which therefore has no bounds checks.
 #pragma once
 
 #include <ATen/cuda/CUDAContext.h>
@@ -17,7 +16,7 @@ constexpr int kThreads = 256;
 // Independent packs each thread loads before computing: enough bytes in flight to cover DRAM
 // latency at full occupancy.
 constexpr int kUnroll = 4;
-constexpr int kBlocksPerSm = 2048 / kThreads;
+constexpr int64_t kMaxGrid = 0x7fffffff;
 
 template <typename T, int V>
 struct alignas(sizeof(T) * V) Pack {
@@ -114,13 +113,13 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
+// One tile per block: short-lived blocks let the block scheduler balance the SMs to the end
+// (as torch's own elementwise kernels do). The kernels still loop (grid-stride) in case the
+// tile count exceeds the grid limit.
 inline int grid_size(int64_t work_items) {
   const int64_t per_block = static_cast<int64_t>(kThreads) * kUnroll;
   const int64_t wanted = std::max<int64_t>(1, (work_items + per_block - 1) / per_block);
-  const int64_t resident =
-      static_cast<int64_t>(at::cuda::getCurrentDeviceProperties()->multiProcessorCount) *
-      kBlocksPerSm;
-  return static_cast<int>(std::min(wanted, resident));
+  return static_cast<int>(std::min<int64_t>(wanted, kMaxGrid));
 }
 
 inline bool aligned_16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
