@@ -25,38 +25,36 @@ void sort_by_position(std::vector<Diagnostic>& diagnostics) {
   });
 }
 
-ParseOutcome finish(DiagnosticSink& sink, const detail::SchemaOutcome& schema, Edition edition) {
+ParseOutcome finish(DiagnosticSink& sink, const detail::SchemaOutcome* schema, Edition edition) {
   ParseOutcome outcome;
   sort_by_position(sink.errors());
   sort_by_position(sink.warnings());
   outcome.errors = std::move(sink.errors());
   outcome.warnings = std::move(sink.warnings());
-  if (outcome.errors.empty() && schema.config) {
-    outcome.parsed = ParsedConfig{*schema.config, edition, schema.license_missing};
+  if (outcome.errors.empty() && schema != nullptr && schema->valid) {
+    outcome.parsed = ParsedConfig{schema->config, edition, schema->license_missing};
   }
   return outcome;
 }
 
-// One schema walk plus the cross-section checks when the walk succeeded.
-detail::SchemaOutcome walk(const toml::table& root, Edition edition, DiagnosticSink& sink) {
-  detail::SchemaOutcome schema = detail::parse_schema(root, edition, sink);
-  if (schema.config) {
-    detail::check_semantics(*schema.config, root, sink);
-    if (sink.has_errors()) schema.config.reset();
-  }
-  return schema;
+// The cross-section checks of the schema the file was read with, then the outcome.
+ParseOutcome checked(const toml::table& root, const detail::SchemaOutcome& schema, Edition edition,
+                     DiagnosticSink& sink) {
+  detail::check_semantics(schema.config, root, sink, schema.valid);
+  return finish(sink, &schema, edition);
 }
 
 std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
 
 // No `general.edition`: v4, else v3, else an error naming both failures (build-toml.md §1.2).
 ParseOutcome parse_legacy(const toml::table& root, const std::string& file) {
+  // The schema alone picks the edition; the cross-section checks run on the chosen one only.
   DiagnosticSink v4(file);
-  detail::SchemaOutcome as_v4 = walk(root, Edition::v4, v4);
-  if (as_v4.config) return finish(v4, as_v4, Edition::v4);
+  detail::SchemaOutcome as_v4 = detail::parse_schema(root, Edition::v4, v4);
+  if (as_v4.valid) return checked(root, as_v4, Edition::v4, v4);
   DiagnosticSink v3(file);
-  detail::SchemaOutcome as_v3 = walk(root, Edition::v3, v3);
-  if (as_v3.config) return finish(v3, as_v3, Edition::v3);
+  detail::SchemaOutcome as_v3 = detail::parse_schema(root, Edition::v3, v3);
+  if (as_v3.valid) return checked(root, as_v3, Edition::v3, v3);
 
   sort_by_position(v4.errors());
   sort_by_position(v3.errors());
@@ -91,14 +89,14 @@ ParseOutcome parse_build_toml(std::string_view text, std::string_view file_name)
   if (auto unsafe = detail::find_unsafe_character(text)) {
     Diagnostic diagnostic{file, unsafe->line, unsafe->column, 1, "Cannot parse TOML in " + file + ": " + unsafe->message, {}};
     sink.errors().push_back(std::move(diagnostic));
-    return finish(sink, {}, Edition::v5);
+    return finish(sink, nullptr, Edition::v5);
   }
   toml::table root;
   try {
     root = toml::parse(text, file);
   } catch (const toml::parse_error& error) {
     sink.error(error.source(), "Cannot parse TOML in " + file + ": " + std::string(error.description()));
-    return finish(sink, {}, Edition::v5);
+    return finish(sink, nullptr, Edition::v5);
   }
   const toml::node* edition = nullptr;
   if (const auto* general = root.get_as<toml::table>("general")) edition = general->get("edition");
@@ -107,17 +105,17 @@ ParseOutcome parse_build_toml(std::string_view text, std::string_view file_name)
     if (number->get() != 5) {
       sink.error(edition->source(), "unsupported build edition " + std::to_string(number->get()) +
                                         "; upgrade kernel-builder");
-      return finish(sink, {}, Edition::v5);
+      return finish(sink, nullptr, Edition::v5);
     }
-    detail::SchemaOutcome schema = walk(root, Edition::v5, sink);
-    return finish(sink, schema, Edition::v5);
+    detail::SchemaOutcome schema = detail::parse_schema(root, Edition::v5, sink);
+    return checked(root, schema, Edition::v5, sink);
   }
   std::vector<std::string> hints;
   if (edition->is_string()) hints.emplace_back("write the edition as a number: `edition = 5`");
   sink.error(edition->source(),
              "invalid `general.edition`: expected an integer, found " + std::string(detail::type_name(*edition)),
              std::move(hints));
-  return finish(sink, {}, Edition::v5);
+  return finish(sink, nullptr, Edition::v5);
 }
 
 std::string build_toml_display_path(const std::filesystem::path& kernel_dir) {

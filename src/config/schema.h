@@ -13,8 +13,9 @@
 namespace kb::config::detail {
 
 struct SchemaOutcome {
-  std::optional<BuildConfig> config;  // set when the walk recorded no error
-  bool license_missing = false;       // v3 only: `general.license` absent
+  BuildConfig config;             // complete when `valid`, else whatever could be read
+  bool valid = false;             // the walk recorded no error
+  bool license_missing = false;   // v3 only: `general.license` absent
 };
 
 SchemaOutcome parse_schema(const toml::table& root, Edition edition, DiagnosticSink& sink);

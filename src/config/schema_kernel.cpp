@@ -145,7 +145,8 @@ SchemaOutcome parse_schema(const toml::table& root, Edition edition, DiagnosticS
   config.kernels = parse_kernels(reader);
   reader.finish();
   if (framework) config.framework = std::move(*framework);
-  if (!sink.has_errors()) outcome.config = std::move(config);
+  outcome.valid = !sink.has_errors();
+  outcome.config = std::move(config);
   return outcome;
 }
 

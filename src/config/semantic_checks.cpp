@@ -42,7 +42,7 @@ toml::source_region element(const toml::table& root, std::initializer_list<std::
   return node->source();
 }
 
-void check_python_depends(const BuildConfig& config, const toml::table& root, DiagnosticSink& sink) {
+void check_python_depends(const BuildConfig& config, const toml::table& root, DiagnosticSink& sink, bool warn) {
   const PythonRegistry& registry = PythonRegistry::embedded();
   for (const auto& name : config.general.python_depends) {
     if (registry.find_general(name) != nullptr) continue;
@@ -54,6 +54,7 @@ void check_python_depends(const BuildConfig& config, const toml::table& root, Di
     if (section == nullptr || !section->has_value()) continue;
     std::string b(to_string(backend));
     if (!config.has_backend(backend)) {
+      if (!warn) continue;
       sink.warning(where(root, {"general", b}),
                    "[general." + b + "] is ignored: `" + b + "` is not in `general.backends`");
       continue;
@@ -160,7 +161,11 @@ void check_framework(const BuildConfig& config, const toml::table& root, Diagnos
 
 }  // namespace
 
-void check_semantics(const BuildConfig& config, const toml::table& root, DiagnosticSink& sink) {
+void check_semantics(const BuildConfig& config, const toml::table& root, DiagnosticSink& sink, bool schema_valid) {
+  if (!schema_valid) {
+    check_python_depends(config, root, sink, /*warn=*/false);
+    return;
+  }
   const General& general = config.general;
   if (general.backends.empty()) {
     sink.warning(where(root, {"general", "backends"}), "`general.backends` is empty; nothing will be built");
@@ -176,13 +181,15 @@ void check_semantics(const BuildConfig& config, const toml::table& root, Diagnos
     check_range(general.cuda->minver, general.cuda->maxver, "general.cuda", where(root, {"general", "cuda", "maxver"}),
                 sink);
   }
-  check_python_depends(config, root, sink);
+  check_python_depends(config, root, sink, /*warn=*/true);
   check_framework(config, root, sink);
   check_kernels(config, root, sink);
   if (const auto* noarch = std::get_if<TorchNoarchConfig>(&config.framework)) {
     for (const auto& capability : noarch->cuda_capabilities.value_or(std::vector<std::string>{})) {
       if (looks_like_capability(capability)) continue;
-      sink.warning(toml::source_region{}, "`" + capability + "` in [torch-noarch] is not a CUDA capability like `8.0`");
+      const char* key = find(root, {"torch-noarch", "cuda_capabilities"}) != nullptr ? "cuda_capabilities" : "cuda-capabilities";
+      sink.warning(element(root, {"torch-noarch", key}, capability),
+                   "`" + capability + "` in [torch-noarch] is not a CUDA capability like `8.0`");
     }
   }
 }

@@ -10,6 +10,8 @@
 
 namespace kb::config::detail {
 
-void check_semantics(const BuildConfig& config, const toml::table& root, DiagnosticSink& sink);
+// With `schema_valid` false (the schema walk failed and `config` is partial) only the registry
+// names are checked, so that one run still reports them along with the schema errors.
+void check_semantics(const BuildConfig& config, const toml::table& root, DiagnosticSink& sink, bool schema_valid);
 
 }  // namespace kb::config::detail

@@ -172,6 +172,18 @@ TEST(SchemaSemantics, IgnoredUnitsAndTvmFfiBackendsWarn) {
                           "backend `cpu` has no [kernel.*] unit; skipped (tvm-ffi kernels cannot be noarch)"));
 }
 
+TEST(SchemaSemantics, OddCapabilitiesArchsAndRangesWarn) {
+  ParseOutcome noarch = parse(general_v5 + "\n[torch-noarch]\ncuda-capabilities = [\"sm_80\"]\n");
+  ASSERT_TRUE(noarch.parsed);
+  ASSERT_EQ(noarch.warnings.size(), 1u);
+  EXPECT_EQ(noarch.warnings[0].message, "`sm_80` in [torch-noarch] is not a CUDA capability like `8.0`");
+  EXPECT_EQ(noarch.warnings[0].line, 9);
+  ParseOutcome unit = parse(general_v5 + torch_section + cuda_kernel + "cuda-capabilities = [\"9.0a\", \"90\"]\n");
+  EXPECT_TRUE(has_warning(unit, "`90` is not a CUDA capability like `8.0`, `9.0a`, `10.0f` or `8.0+PTX`"));
+  ParseOutcome range = parse(general_v5 + "\n[torch]\nminver = \"2.10\"\nmaxver = \"2.9\"\n");
+  EXPECT_TRUE(has_warning(range, "`torch.minver` (2.10) is greater than `torch.maxver` (2.9); no version satisfies both"));
+}
+
 TEST(SchemaLegacy, V3DiffersFromV4) {
   // v3: no `source`, no [torch-noarch], no cxx-flags in [torch].
   std::string v3 = "[general]\nname = \"relu\"\nbackends = [\"cuda\"]\n";
