@@ -3,6 +3,8 @@
 // (e.g. a newline inside a single-line string), since toml++ reads nothing past its first error.
 #include "config/toml_guard.h"
 
+#include <vector>
+
 namespace kb::config::detail {
 
 namespace {
@@ -20,9 +22,16 @@ class Scanner {
         bool multi_line = text_.substr(pos_, 3) == std::string_view(c == '"' ? "\"\"\"" : "'''");
         std::optional<UnsafeCharacter> problem = multi_line ? multi_line_string(c) : single_line_string(c);
         if (problem || stopped_) return problem;
+        value_context_ = false;
       } else if (is_non_ascii(c)) {
         return unsafe("non-ASCII character outside a string or comment");
+      } else if (value_context_ && !is_structural(c)) {
+        // A bare value (number, boolean, date): toml++ reads it up to a value terminator, and
+        // quotes inside it do not start strings.
+        if (auto problem = bare_value()) return problem;
+        value_context_ = false;
       } else {
+        structural(c);
         advance();
       }
     }
@@ -31,6 +40,48 @@ class Scanner {
 
  private:
   static bool is_non_ascii(char c) { return (static_cast<unsigned char>(c) & 0x80) != 0; }
+  static bool is_structural(char c) {
+    return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '[' || c == ']' || c == '{' || c == '}' ||
+           c == ',' || c == '=';
+  }
+
+  // Tracks whether the next token is a value (after `=`, inside arrays) or a key.
+  void structural(char c) {
+    switch (c) {
+      case '=': value_context_ = true; break;
+      case '[':
+        if (value_context_) containers_.push_back('[');
+        break;
+      case '{':
+        containers_.push_back('{');
+        value_context_ = false;
+        break;
+      case ']':
+      case '}':
+        if (!containers_.empty()) containers_.pop_back();
+        value_context_ = false;
+        break;
+      case ',': value_context_ = !containers_.empty() && containers_.back() == '['; break;
+      case '\n':
+        if (containers_.empty()) {
+          value_context_ = false;
+        } else if (containers_.back() == '[') {
+          value_context_ = true;
+        }
+        break;
+      default: break;
+    }
+  }
+
+  std::optional<UnsafeCharacter> bare_value() {
+    while (pos_ < text_.size()) {
+      char c = text_[pos_];
+      if (c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == ']' || c == '}' || c == ',' || c == '#') break;
+      if (is_non_ascii(c)) return unsafe("non-ASCII character outside a string or comment");
+      advance();
+    }
+    return std::nullopt;
+  }
 
   void advance() {
     char c = text_[pos_++];
@@ -110,6 +161,8 @@ class Scanner {
   int line_ = 1;
   int column_ = 1;
   bool stopped_ = false;
+  bool value_context_ = false;
+  std::vector<char> containers_;  // '[' arrays and '{' inline tables currently open
 };
 
 }  // namespace
