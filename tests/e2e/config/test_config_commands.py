@@ -177,3 +177,15 @@ def test_update_build_reports_parse_errors(kernel_builder, tmp_path):
     assert result.returncode == 1
     assert result.stderr.startswith("error: Cannot update build configuration\nCaused by: ")
     assert "build.toml:2:" in result.stderr
+
+
+def test_update_build_writes_underscore_noarch_spellings(kernel_builder, tmp_path):
+    text = ('[general]\nname = "triton-relu"\nversion = 2\nlicense = "MIT"\nbackends = ["cuda", "rocm"]\n'
+            '\n[torch-noarch]\ncuda-capabilities = ["8.0", "9.0"]  # Ampere+\nrocm-archs = ["gfx942"]\n')
+    result = run(kernel_builder, "update-build", str(write(tmp_path, text)))
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "build.toml").read_text() == (
+        '[general]\nname = "triton-relu"\nversion = 2\nedition = 5\nlicense = "MIT"\nbackends = ["cuda", "rocm"]\n'
+        '\n[torch-noarch]\ncuda_capabilities = ["8.0", "9.0"]  # Ampere+\nrocm_archs = ["gfx942"]\n')
+    check = run(kernel_builder, "check-config", str(tmp_path))
+    assert (check.returncode, check.stderr) == (0, "")
