@@ -1,0 +1,63 @@
+// Lock hashes and kernels.lock (de)serialisation (loader.md §8.2).
+#include "loader/lockfile.h"
+
+#include <gtest/gtest.h>
+
+#include "util/hash.h"
+
+namespace kb::loader {
+namespace {
+
+std::string unhex(const std::string& hex) {
+  std::string out;
+  for (size_t i = 0; i < hex.size(); i += 2) out.push_back(static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16)));
+  return out;
+}
+
+TEST(ComputeVariantLocks, HashesSortedNameAndRawHashPairs) {
+  const std::string a = std::string(40, 'a');
+  const std::string b = std::string(64, 'b');
+  std::vector<TreeFile> files = {
+      {"build/torch-cpu/z.py", a},
+      {"build/torch-cpu/__init__.py", b},
+      {"build/torch-cpu/__pycache__/x.cpython-311.pyc", a},
+      {"build/torch-cpu/sub/y.pyc", a},
+      {"README.md", a},
+      {"benchmarks/benchmark.py", a},
+      {"build/tvm-ffi01-cpu-x86_64-linux/lib.so", b},
+  };
+  auto locks = compute_variant_locks(files);
+  ASSERT_EQ(locks.size(), 2u);
+  util::Hasher hasher(util::HashAlgorithm::sha256);
+  hasher.update("__init__.py");
+  hasher.update(unhex(b));
+  hasher.update("z.py");
+  hasher.update(unhex(a));
+  EXPECT_EQ(locks["torch-cpu"].hash, "sha256-" + util::to_hex(hasher.finish()));
+  EXPECT_EQ(locks["torch-cpu"].hash_type, "git_lfs_concat");
+  EXPECT_TRUE(locks.count("tvm-ffi01-cpu-x86_64-linux"));
+}
+
+TEST(RenderLockfile, RoundTripsAndMatchesUpstreamShape) {
+  KernelLock lock{"org/k", std::string(40, 'c'), {{"torch-cpu", {"sha256-" + std::string(64, 'd'), "git_lfs_concat"}}}};
+  auto text = render_lockfile({lock});
+  EXPECT_EQ(text.substr(0, 21), "[\n  {\n    \"repo_id\": ");
+  auto parsed = parse_lockfile(text);
+  ASSERT_TRUE(parsed.ok());
+  EXPECT_EQ(parsed->at(0).sha, lock.sha);
+  EXPECT_EQ(locked_sha(*parsed, "org/k"), lock.sha);
+  EXPECT_FALSE(locked_sha(*parsed, "org/other").has_value());
+}
+
+TEST(ParseLockfile, AcceptsStructuredFormatAndUnknownKeys) {
+  auto parsed = parse_lockfile(
+      R"([{"dependency": {"repo-id": "org/a", "version": 1}, "lock": {"commit": "abc"}},
+          {"repo_id": "org/b", "sha": "def", "extra": 1}])");
+  ASSERT_TRUE(parsed.ok());
+  EXPECT_EQ(locked_sha(*parsed, "org/a"), "abc");
+  EXPECT_EQ(locked_sha(*parsed, "org/b"), "def");
+  EXPECT_FALSE(parse_lockfile("{}").ok());
+}
+
+}  // namespace
+}  // namespace kb::loader
