@@ -124,13 +124,24 @@ def _run(command: list[str], what: str, env: dict | None = None) -> None:
         raise BuildError(f"{what} failed (exit {result.returncode}): {' '.join(command)}\n{tail}")
 
 
+def _in_git_work_tree(path: Path) -> bool:
+    try:
+        result = subprocess.run(["git", "-C", str(path), "rev-parse", "--is-inside-work-tree"],
+                                capture_output=True, text=True)
+    except OSError:
+        return False
+    return result.returncode == 0 and result.stdout.strip() == "true"
+
+
 def build_with_kernel_builder(example_dir: Path, backend: str) -> Path:
     variant = variant_name(example_dir, backend)
-    _run(
-        [str(kernel_builder_binary()), "build", str(example_dir), "--variant", variant,
-         "--python", sys.executable],
-        f"kernel-builder build of {example_dir.name} ({variant})",
-    )
+    command = [str(kernel_builder_binary()), "build", str(example_dir), "--variant", variant,
+               "--python", sys.executable]
+    # Outside git the builder draws a random unique id, so every build would recompile
+    # everything; an id from the sources keeps repeated builds incremental.
+    if not _in_git_work_tree(example_dir):
+        command += ["--unique-id", "x" + _source_digest(example_dir)]
+    _run(command, f"kernel-builder build of {example_dir.name} ({variant})")
     variant_dir = example_dir / "build" / variant
     if not (variant_dir / "metadata.json").is_file():
         raise BuildError(f"kernel-builder build did not stage {variant_dir}/metadata.json")
