@@ -24,6 +24,9 @@ os.environ.setdefault("HF_HUB_DISABLE_XET", "1")
 REPO_ROOT = Path(__file__).resolve().parents[2]
 BUILD_DIR = Path(os.environ.get("KB_BUILD_DIR", REPO_ROOT / "build-release"))
 PYTHON_DIR = REPO_ROOT / "python"
+# PYTHONPATH for subprocesses: the source tree when it holds a built `_core` (development, the
+# module symlinked from a build dir), else "" so the installed package (`pip install .`) is used.
+OUR_PYTHONPATH = str(PYTHON_DIR) if list((PYTHON_DIR / "kernels").glob("_core*.so")) else ""
 
 
 def _kernel_hub_binary() -> Path:
@@ -175,7 +178,7 @@ def make_variant(build_dir: Path, variant: str, *, name: str = "demo", ops_id: O
 def run_python(code: str, env: Dict[str, str], pythonpath: Optional[str] = None, timeout: int = 120):
     full = dict(os.environ)
     full.update(env)
-    full["PYTHONPATH"] = pythonpath if pythonpath is not None else str(PYTHON_DIR)
+    full["PYTHONPATH"] = pythonpath if pythonpath is not None else OUR_PYTHONPATH
     return subprocess.run([sys.executable, "-c", code], env=full, capture_output=True, text=True, timeout=timeout)
 
 

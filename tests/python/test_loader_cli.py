@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from loader_testlib import PYTHON_DIR, make_variant
+from loader_testlib import OUR_PYTHONPATH, make_variant
 
 CLI = "import sys; from kernels.cli import main; sys.exit(main(sys.argv[1:]))"
 
@@ -25,7 +25,7 @@ def clirepo(hub, tmp_path_factory):
 
 
 def kernels_cli(hub, *args, cwd=None):
-    env = dict(os.environ, PYTHONPATH=str(PYTHON_DIR), HF_ENDPOINT=hub.endpoint)
+    env = dict(os.environ, PYTHONPATH=OUR_PYTHONPATH, HF_ENDPOINT=hub.endpoint)
     return subprocess.run([sys.executable, "-c", CLI, *args], env=env, capture_output=True, text=True, cwd=cwd)
 
 

@@ -13,8 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from loader_testlib import PYTHON_DIR, make_variant, run_python
+from loader_testlib import OUR_PYTHONPATH, make_variant, run_python
 
+# Without torch (blocked), the loader selects the CPU noarch variant: keeps 16 processes cheap.
+NO_TORCH = "import sys; sys.modules['torch'] = None; "
 LOAD = "import kernels; m = kernels.get_kernel('trusted-org/integ', version=1); print(m.VALUE, m.helper())"
 
 
@@ -63,9 +65,9 @@ def test_request_counts(hub, integ, tmp_path):
 
 
 def test_sixteen_processes_cold(hub, integ, tmp_path):
-    env = dict(os.environ, PYTHONPATH=str(PYTHON_DIR), **_env(hub, tmp_path / "cache"))
+    env = dict(os.environ, PYTHONPATH=OUR_PYTHONPATH, **_env(hub, tmp_path / "cache"))
     mark = hub.mark()
-    procs = [subprocess.Popen([sys.executable, "-c", LOAD], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    procs = [subprocess.Popen([sys.executable, "-c", NO_TORCH + LOAD], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                               text=True) for _ in range(16)]
     outs = [p.communicate(timeout=300) for p in procs]
     assert [p.returncode for p in procs] == [0] * 16, [o[1][-500:] for o in outs if o[1]]
@@ -107,7 +109,7 @@ def test_corruption_repaired_online_and_reported_offline(hub, integ, tmp_path):
 
 def test_kill_during_download_never_trusted(hub, integ, tmp_path):
     cache = tmp_path / "cache"
-    env = dict(os.environ, PYTHONPATH=str(PYTHON_DIR), **_env(hub, cache))
+    env = dict(os.environ, PYTHONPATH=OUR_PYTHONPATH, **_env(hub, cache))
     code = "import kernels; m = kernels.get_kernel('trusted-org/bigk', version=1); print(m.VALUE)"
     for delay in (0.6, 0.9, 1.2, 1.5):
         p = subprocess.Popen([sys.executable, "-c", code], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -134,7 +136,7 @@ def test_lock_download_and_load_kernel_without_hub(hub, integ, tmp_path):
     env = _env(hub, cache)
     cli = "import sys; from kernels.cli import main; sys.exit(main(sys.argv[1:]))"
     r = subprocess.run([sys.executable, "-c", cli, "lock", str(project)],
-                       env=dict(os.environ, PYTHONPATH=str(PYTHON_DIR), **env), capture_output=True, text=True)
+                       env=dict(os.environ, PYTHONPATH=OUR_PYTHONPATH, **env), capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     lock = json.loads((project / "kernels.lock").read_text())
     assert lock[0]["repo_id"] == "trusted-org/integ" and lock[0]["sha"] == integ["integ"]["v1"]
@@ -142,7 +144,7 @@ def test_lock_download_and_load_kernel_without_hub(hub, integ, tmp_path):
     assert all(v["hash"].startswith("sha256-") and v["hash_type"] == "git_lfs_concat"
                for v in lock[0]["variants"].values())
     r = subprocess.run([sys.executable, "-c", cli, "download", str(project)],
-                       env=dict(os.environ, PYTHONPATH=str(PYTHON_DIR), **env), capture_output=True, text=True)
+                       env=dict(os.environ, PYTHONPATH=OUR_PYTHONPATH, **env), capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert f"Downloading `trusted-org/integ` with SHA: {integ['integ']['v1']}" in r.stderr
     dead = dict(env, HF_ENDPOINT="http://127.0.0.1:9")
