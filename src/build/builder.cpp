@@ -14,6 +14,7 @@
 #include "build/toolchain.h"
 #include "build/unique_id.h"
 #include "build/variant_build.h"
+#include "codegen/card/card_context.h"
 #include "config/reader.h"
 #include "util/fs.h"
 #include "util/strings.h"
@@ -43,10 +44,20 @@ Result<std::vector<std::string>> interpreters(const BuildOptions& options) {
   return out;
 }
 
-// Copies CARD.md (when the card filler is available, see report) and benchmarks/benchmark*.py.
-util::Status copy_bundle_extras(const fs::path& project, const fs::path& out_dir) {
-  fs::path benchmarks = project / "benchmarks";
+// Writes the filled CARD.md (build-output.md §2.4; a card that cannot be filled is a note, not a
+// failed build) and copies benchmarks/benchmark*.py.
+util::Status copy_bundle_extras(const config::BuildConfig& config, const fs::path& project, const fs::path& out_dir,
+                                BuildReporter& reporter) {
   std::error_code ec;
+  if (fs::is_regular_file(project / "CARD.md", ec)) {
+    auto card = codegen::card::fill_card(config, project);
+    if (card) {
+      KB_TRY(util::write_file_atomic(out_dir / "CARD.md", *card));
+    } else {
+      reporter.note("CARD.md not written: " + card.error().message);
+    }
+  }
+  fs::path benchmarks = project / "benchmarks";
   if (!fs::is_directory(benchmarks, ec)) return {};
   fs::path target = out_dir / "benchmarks";
   fs::remove_all(target, ec);
@@ -191,7 +202,7 @@ Result<BuildSummary> run_build(const BuildOptions& options, BuildReporter& repor
     if (errors.size() > 1) first.hints.push_back(std::to_string(errors.size() - 1) + " more variant(s) failed as well");
     return first;
   }
-  if (options.variants.empty()) KB_TRY(copy_bundle_extras(project, project / "build"));
+  if (options.variants.empty()) KB_TRY(copy_bundle_extras(*config, project, project / "build", reporter));
   return summary;
 }
 

@@ -138,7 +138,9 @@ util::Result<std::string> unit_block(const config::KernelUnit& unit, const Varia
   return out;
 }
 
-std::string backend_setup(const VariantProjectInput& input) {
+}  // namespace
+
+std::string render_backend_setup(const VariantProjectInput& input) {
   const std::string& t = input.ops_id;
   switch (input.backend) {
     case Backend::cuda:
@@ -167,7 +169,6 @@ std::string backend_setup(const VariantProjectInput& input) {
   }
 }
 
-}  // namespace
 
 std::string torch_target_version(const config::Version& version) {
   unsigned long long value = (static_cast<unsigned long long>(version.major()) << 56) |
@@ -177,12 +178,7 @@ std::string torch_target_version(const config::Version& version) {
   return buffer;
 }
 
-util::Result<GeneratedFiles> generate_variant_project(const VariantProjectInput& input) {
-  const auto& cfg = *input.config;
-  if (!cfg.is_torch()) {
-    return util::Error(util::ErrorKind::config, "Only [torch] projects have arch variants built by this generator");
-  }
-  const auto& torch = std::get<config::TorchConfig>(cfg.framework);
+std::vector<std::string> backend_definitions(const VariantProjectInput& input) {
   std::vector<std::string> definitions;
   switch (input.backend) {
     case Backend::cuda: definitions = {"USE_CUDA=1", "CUDA_KERNEL"}; break;
@@ -195,6 +191,29 @@ util::Result<GeneratedFiles> generate_variant_project(const VariantProjectInput&
     default: definitions = {"CPU_KERNEL"}; break;
   }
   if (input.stable_abi) definitions.push_back("TORCH_TARGET_VERSION=" + torch_target_version(*input.stable_abi));
+  return definitions;
+}
+
+util::Result<std::string> render_sources(const VariantProjectInput& input) {
+  const auto& torch = std::get<config::TorchConfig>(input.config->framework);
+  std::string out = "# [torch] binding sources.\n";
+  add_sources(out, input.ops_id, torch.src, torch.cxx_flags.value_or(std::vector<std::string>{}), {});
+  out += "# Kernel units.\n";
+  for (const auto* unit : input.config->units_for(input.backend)) {
+    auto block = unit_block(*unit, input);
+    if (!block) return std::move(block).error();
+    out += *block;
+  }
+  return out;
+}
+
+util::Result<GeneratedFiles> generate_variant_project(const VariantProjectInput& input) {
+  const auto& cfg = *input.config;
+  if (!cfg.is_torch()) {
+    return util::Error(util::ErrorKind::config, "Only [torch] projects have arch variants built by this generator");
+  }
+  const auto& torch = std::get<config::TorchConfig>(cfg.framework);
+  std::vector<std::string> definitions = backend_definitions(input);
   std::string definition_lines;
   for (const auto& d : definitions) definition_lines += "  " + quote(d) + "\n";
   if (!definition_lines.empty()) definition_lines.pop_back();
@@ -210,15 +229,8 @@ util::Result<GeneratedFiles> generate_variant_project(const VariantProjectInput&
   if (input.backend == Backend::rocm) languages = "CXX HIP";
   if (input.backend == Backend::metal) languages = "C CXX OBJC OBJCXX";
 
-  std::string torch_sources;
-  add_sources(torch_sources, input.ops_id, torch.src, torch.cxx_flags.value_or(std::vector<std::string>{}), {});
-  std::string units;
-  for (const auto* unit : cfg.units_for(input.backend)) {
-    auto block = unit_block(*unit, input);
-    if (!block) return std::move(block).error();
-    units += *block;
-  }
-
+  auto sources = render_sources(input);
+  if (!sources) return std::move(sources).error();
   std::string link = "torch torch_cpu c10";
   std::string cxx_standard = input.torch < variant::MajorMinor{2, 12} ? "17" : "20";
   GeneratedFiles files;
@@ -232,9 +244,8 @@ util::Result<GeneratedFiles> generate_variant_project(const VariantProjectInput&
                                         {"EXT_DIR", "torch-ext"},
                                         {"INCLUDES", include_lines},
                                         {"LINK_LIBRARIES", link},
-                                        {"BACKEND_SETUP", backend_setup(input)},
-                                        {"TORCH_SOURCES", torch_sources},
-                                        {"UNITS", units}});
+                                        {"BACKEND_SETUP", render_backend_setup(input)},
+                                        {"SOURCES", *sources}});
   if (input.backend == Backend::metal) {
     files["CMakeLists.txt"] += substitute(project_template("variant/metal.cmake.in"), {{"OPS_ID", input.ops_id}});
     files["embed_metallib.cmake"] = project_template("variant/embed_metallib.cmake");

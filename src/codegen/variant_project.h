@@ -32,6 +32,14 @@ struct VariantProjectInput {
 // Files: `CMakeLists.txt` and `registration.h`.
 util::Result<GeneratedFiles> generate_variant_project(const VariantProjectInput& input);
 
+// The CMake text adding the [torch] sources and the kernel units of `input.backend` to the target
+// named `input.ops_id` (which may be a CMake expression such as `${OPS_NAME}`).
+util::Result<std::string> render_sources(const VariantProjectInput& input);
+// Compile definitions of a backend (build-output.md §5.2), without TORCH_EXTENSION_NAME.
+std::vector<std::string> backend_definitions(const VariantProjectInput& input);
+// Backend-specific target setup (CUDA runtime, SYCL link flags, frameworks, deployment target).
+std::string render_backend_setup(const VariantProjectInput& input);
+
 // `TORCH_TARGET_VERSION` value: ((major << 56) | (minor << 48)) in hex, e.g. 2.11 -> 0x20b000000000000.
 std::string torch_target_version(const config::Version& version);
 

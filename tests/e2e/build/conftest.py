@@ -5,9 +5,12 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import sys
+
 import pytest
 
-DATA = Path(__file__).parent / "data"
+sys.path.insert(0, str(Path(__file__).parent))
+from kb_build_e2e_support import copy_fixture, run_build  # noqa: E402
 
 
 def _test_python() -> Path:
@@ -36,33 +39,6 @@ def cpu_variant(kb_python) -> str:
         "print(f'torch{v[0]}{v[1]}-cxx11-cpu-{platform.machine()}-linux')"
     )
     return subprocess.run([str(kb_python), "-c", code], check=True, capture_output=True, text=True).stdout.strip()
-
-
-def copy_fixture(name: str, destination: Path) -> Path:
-    target = destination / name
-    shutil.copytree(DATA / name, target)
-    return target
-
-
-def run_build(kernel_builder, project: Path, python: Path, *args: str, check: bool = True):
-    command = [str(kernel_builder), "build", str(project), "--python", str(python), *args]
-    result = subprocess.run(command, capture_output=True, text=True)
-    if check and result.returncode != 0:
-        raise AssertionError(f"build failed ({result.returncode}):\n{result.stderr}")
-    return result
-
-
-def import_check_script(variant_dir: Path, ops_id: str, variable: str = "module") -> str:
-    """Python code importing a variant directory under its ops id, from outside sys.path,
-    binding it to `variable`."""
-    return (
-        "import importlib.util, sys\n"
-        f"spec = importlib.util.spec_from_file_location({ops_id!r}, {str(variant_dir / '__init__.py')!r},"
-        f" submodule_search_locations=[{str(variant_dir)!r}])\n"
-        f"{variable} = importlib.util.module_from_spec(spec)\n"
-        f"sys.modules[{ops_id!r}] = {variable}\n"
-        f"spec.loader.exec_module({variable})\n"
-    )
 
 
 @pytest.fixture(scope="session")

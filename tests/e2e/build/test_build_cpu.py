@@ -7,7 +7,11 @@ import time
 
 import pytest
 
-from conftest import import_check_script, run_build
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+from kb_build_e2e_support import import_check_script, run_build  # noqa: E402
 
 pytestmark = pytest.mark.slow
 

@@ -4,7 +4,11 @@ import re
 
 import pytest
 
-from conftest import copy_fixture, run_build
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+from kb_build_e2e_support import copy_fixture, run_build  # noqa: E402
 
 
 def test_unknown_variant_lists_valid_ones(tmp_path, kernel_builder, kb_python, cpu_variant):

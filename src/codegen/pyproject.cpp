@@ -1,0 +1,257 @@
+// Rendering of the create-pyproject project (see pyproject.h).
+#include "codegen/pyproject.h"
+
+#include <set>
+
+#include "codegen/ops_py.h"
+#include "codegen/variant_project.h"
+#include "config/python_registry.h"
+#include "util/strings.h"
+#include "variant/cuda_capabilities.h"
+#include "variant/rocm_archs.h"
+
+namespace kb::codegen {
+
+using config::Backend;
+
+namespace {
+
+std::string quoted_list(const std::vector<std::string>& items) {
+  std::vector<std::string> quoted;
+  for (const auto& item : items) quoted.push_back("\"" + item + "\"");
+  return util::join(quoted, ", ");
+}
+
+std::vector<std::string> data_extensions(const config::BuildConfig& config) {
+  std::optional<std::vector<std::string>> pyext;
+  if (auto* torch = std::get_if<config::TorchConfig>(&config.framework)) pyext = torch->pyext;
+  if (auto* noarch = std::get_if<config::TorchNoarchConfig>(&config.framework)) pyext = noarch->pyext;
+  std::vector<std::string> out;
+  for (const auto& ext : pyext.value_or(std::vector<std::string>{"py", "pyi"})) {
+    if (ext != "py" && ext != "pyi") out.push_back(ext);
+  }
+  return out;
+}
+
+std::vector<std::string> package_globs(const config::BuildConfig& config) {
+  std::vector<std::string> out;
+  for (const auto& ext : data_extensions(config)) out.push_back("**/*." + ext);
+  return out;
+}
+
+std::vector<std::string> pip_names(const std::vector<const config::PythonDependency*>& deps) {
+  std::vector<std::string> out;
+  for (const auto* dep : deps) {
+    for (const auto& package : dep->python) out.push_back(package.pkg);
+  }
+  return out;
+}
+
+util::Result<std::vector<std::string>> general_pip_names(const config::BuildConfig& config) {
+  const auto& registry = config::PythonRegistry::embedded();
+  std::vector<std::string> out;
+  for (const auto& name : config.general.python_depends) {
+    const auto* dep = registry.find_general(name);
+    if (!dep) return util::Error(util::ErrorKind::config, "Unknown dependency: `" + name + "`");
+    for (const auto& package : dep->python) out.push_back(package.pkg);
+  }
+  return out;
+}
+
+// `[project.optional-dependencies]` lines: backend-specific pip names per listed backend.
+util::Result<std::string> optional_dependencies(const config::BuildConfig& config) {
+  auto general = general_pip_names(config);
+  if (!general) return std::move(general).error();
+  std::string out;
+  for (Backend backend : config::all_backends) {
+    if (!config.has_backend(backend)) continue;
+    auto deps = config::resolve_python_depends(config, backend, config::PythonRegistry::embedded());
+    if (!deps) return std::move(deps).error();
+    auto names = pip_names(*deps);
+    std::vector<std::string> specific(names.begin() + static_cast<long>(std::min(names.size(), general->size())), names.end());
+    out += std::string(config::to_string(backend)) + " = [" + quoted_list(specific) + "]\n";
+  }
+  return out;
+}
+
+util::Result<std::string> backend_block(const PyprojectInput& input, Backend backend) {
+  const auto& torch = std::get<config::TorchConfig>(input.config->framework);
+  VariantProjectInput v;
+  v.config = input.config;
+  v.backend = backend;
+  v.ops_id = "${OPS_NAME}";
+  v.stable_abi = torch.stable_abi_for(backend);
+  std::string out = "if(KB_BACKEND STREQUAL \"" + std::string(config::to_string(backend)) + "\")\n";
+  std::vector<std::string> definitions = backend_definitions(v);
+  std::string joined;
+  for (const auto& d : definitions) joined += " \"" + d + "\"";
+  out += "  target_compile_definitions(${OPS_NAME} PRIVATE" + joined + ")\n";
+  auto indent = [](const std::string& text) {
+    std::string result;
+    for (const auto& line : util::split(text, '\n')) result += line.empty() ? "\n" : "  " + line + "\n";
+    return result;
+  };
+  if (backend != Backend::cuda) {
+    if (backend == Backend::rocm) {
+      for (const auto* unit : input.config->units_for(backend)) {
+        auto archs = variant::unit_rocm_archs(unit->name, unit->rocm_archs);
+        if (!archs) return std::move(archs).error();
+        v.unit_archs[unit->name] = *archs;
+      }
+    }
+    out += indent(render_backend_setup(v));
+    auto sources = render_sources(v);
+    if (!sources) return std::move(sources).error();
+    out += indent(*sources);
+  } else {
+    // Capabilities depend on the nvcc found at configure time (variants.md §4.1): one block per
+    // default-list range.
+    out += indent(render_backend_setup(v));
+    const std::vector<std::pair<std::string, config::Version>> ranges = {
+        {"13.0", config::Version({13, 0})}, {"12.8", config::Version({12, 8})}, {"", config::Version({12, 6})}};
+    bool first = true;
+    for (const auto& [minimum, nvcc] : ranges) {
+      out += minimum.empty() ? "  else()\n"
+                             : std::string(first ? "  if" : "  elseif") + "(CMAKE_CUDA_COMPILER_VERSION VERSION_GREATER_EQUAL " + minimum + ")\n";
+      first = false;
+      v.cuda = variant::MajorMinor{nvcc.major(), nvcc.minor()};
+      v.unit_archs.clear();
+      for (const auto* unit : input.config->units_for(backend)) {
+        if (unit->cuda_minver && nvcc < *unit->cuda_minver) continue;
+        auto archs = variant::unit_cuda_capabilities(unit->name, unit->cuda_capabilities, nvcc);
+        if (!archs) return std::move(archs).error();
+        v.unit_archs[unit->name] = *archs;
+      }
+      auto sources = render_sources(v);
+      if (!sources) return std::move(sources).error();
+      out += indent(indent(*sources));
+    }
+    out += "  endif()\n";
+  }
+  return out + "endif()\n";
+}
+
+util::Result<GeneratedFiles> generate_torch_project(const PyprojectInput& input, GeneratedFiles files) {
+  const auto& config = *input.config;
+  const auto& torch = std::get<config::TorchConfig>(config.framework);
+  std::string python_name = config.general.python_name();
+  std::string bounds;
+  if (torch.minver) {
+    bounds += "if(KB_TORCH_VERSION VERSION_LESS " + torch.minver->to_string() + ")\n  message(FATAL_ERROR \"torch " +
+              "${KB_TORCH_VERSION} is older than [torch] minver " + torch.minver->to_string() + "\")\nendif()\n";
+  }
+  if (torch.maxver) {
+    bounds += "if(KB_TORCH_VERSION VERSION_GREATER " + torch.maxver->to_string() + ".999)\n  message(FATAL_ERROR \"torch " +
+              "${KB_TORCH_VERSION} is newer than [torch] maxver " + torch.maxver->to_string() + "\")\nendif()\n";
+  }
+  std::string blocks;
+  for (Backend backend : config::all_backends) {
+    if (!config.is_arch_backend(backend)) continue;
+    auto block = backend_block(input, backend);
+    if (!block) return std::move(block).error();
+    blocks += *block;
+  }
+  files["CMakeLists.txt"] = substitute(project_template("pyproject/CMakeLists.txt.in"),
+                                       {{"NAME", config.general.name},
+                                        {"PYTHON_NAME", python_name},
+                                        {"PROJECT_DIR", input.project_dir},
+                                        {"UNIQUE_ID", input.unique_id},
+                                        {"TORCH_BOUNDS", bounds},
+                                        {"BACKEND_BLOCKS", blocks},
+                                        {"DATA_EXTENSIONS", util::join(data_extensions(config), ";")}});
+  files["cmake/kernel_utils.cmake"] = project_template("pyproject/cmake/kernel_utils.cmake");
+  files["cmake/_ops.py.in"] = project_template("pyproject/cmake/_ops.py.in");
+  files["setup.py"] = substitute(project_template("pyproject/setup.py.in"),
+                                 {{"PYTHON_NAME", python_name}, {"PACKAGE_DATA", quoted_list(package_globs(config))}});
+  auto general = general_pip_names(config);
+  if (!general) return std::move(general).error();
+  std::vector<std::string> requires_list = {"cmake>=3.26", "ninja", "packaging", "setuptools>=61", "torch", "wheel"};
+  requires_list.insert(requires_list.end(), general->begin(), general->end());
+  auto optional = optional_dependencies(config);
+  if (!optional) return std::move(optional).error();
+  files["pyproject.toml"] = substitute(project_template("pyproject/pyproject.toml.in"),
+                                       {{"PYTHON_NAME", python_name},
+                                        {"BUILD_REQUIRES", quoted_list(requires_list)},
+                                        {"OPTIONAL_DEPENDENCIES", *optional}});
+  files["torch-ext/registration.h"] = render_registration_h();
+  return files;
+}
+
+util::Result<GeneratedFiles> generate_noarch_project(const PyprojectInput& input, GeneratedFiles files) {
+  const auto& config = *input.config;
+  std::string python_name = config.general.python_name();
+  files["torch-ext/" + python_name + "/_ops.py"] = render_ops_py_noarch(python_name, input.unique_id);
+  std::vector<std::string> backends;
+  for (Backend backend : config.general.backends) backends.push_back(std::string(config::to_string(backend)));
+  files["setup.py"] = substitute(project_template("pyproject/setup_noarch.py.in"),
+                                 {{"NAME", config.general.name},
+                                  {"PYTHON_NAME", python_name},
+                                  {"BACKENDS", quoted_list(backends)},
+                                  {"PACKAGE_DATA", quoted_list(package_globs(config))}});
+  auto general = general_pip_names(config);
+  if (!general) return std::move(general).error();
+  std::vector<std::string> dependencies = {"torch>=2.8"};
+  dependencies.insert(dependencies.end(), general->begin(), general->end());
+  auto optional = optional_dependencies(config);
+  if (!optional) return std::move(optional).error();
+  files["pyproject.toml"] = substitute(project_template("pyproject/pyproject_noarch.toml.in"),
+                                       {{"NAME", config.general.name},
+                                        {"PYTHON_NAME", python_name},
+                                        {"DEPENDENCIES", quoted_list(dependencies)},
+                                        {"OPTIONAL_DEPENDENCIES", *optional},
+                                        {"PACKAGE_DATA", quoted_list(package_globs(config))}});
+  return files;
+}
+
+}  // namespace
+
+util::Result<std::string> render_backend_metadata(const PyprojectInput& input, Backend backend) {
+  const auto& config = *input.config;
+  metadata::Metadata m;
+  m.name = config.general.name;
+  m.id = make_ops_id(config.general.python_name(), std::string(config::to_string(backend)), input.unique_id);
+  m.version = config.general.version;
+  m.license = config.general.license;
+  if (config.general.upstream) m.upstream = config.general.upstream->original;
+  if (config.general.source) m.source = config.general.source->original;
+  auto deps = config::resolve_python_depends(config, backend, config::PythonRegistry::embedded());
+  if (deps) {
+    for (const auto* dep : *deps) m.python_depends.push_back(dep->name);
+  } else if (config.has_backend(backend)) {
+    return std::move(deps).error();
+  } else {
+    m.python_depends = config.general.python_depends;  // unlisted backend: general names only
+  }
+  for (const auto& dep : config::kernel_depends_for(config, backend)) {
+    m.kernel_depends.push_back({dep.repo_id, dep.version, dep.revision});
+  }
+  m.backend = backend;
+  m.provenance = input.provenance;
+  return metadata::render_metadata(m);
+}
+
+util::Result<GeneratedFiles> generate_pyproject(const PyprojectInput& input) {
+  const auto& config = *input.config;
+  if (config.is_tvm_ffi()) {
+    return util::Error(util::ErrorKind::config, "create-pyproject does not support [tvm-ffi] projects yet");
+  }
+  GeneratedFiles files;
+  for (Backend backend : config::all_backends) {
+    auto text = render_backend_metadata(input, backend);
+    if (!text) return std::move(text).error();
+    files["metadata-" + std::string(config::to_string(backend)) + ".json"] = *text;
+  }
+  if (config.is_torch_noarch()) return generate_noarch_project(input, std::move(files));
+  return generate_torch_project(input, std::move(files));
+}
+
+std::vector<std::string> pyproject_artifacts(const config::BuildConfig& config) {
+  std::set<std::string> out = {"pyproject.toml", "setup.py", "torch-ext/" + config.general.python_name() + "/_ops.py"};
+  for (Backend backend : config::all_backends) out.insert("metadata-" + std::string(config::to_string(backend)) + ".json");
+  if (!config.is_torch_noarch()) {
+    out.insert({"CMakeLists.txt", "cmake/kernel_utils.cmake", "cmake/_ops.py.in", "torch-ext/registration.h"});
+  }
+  return {out.begin(), out.end()};
+}
+
+}  // namespace kb::codegen
