@@ -19,6 +19,7 @@ from kernels._system import detect_backend, system_info, user_agent as _user_age
 from kernels._trust import check_trust
 
 _versions_logger = logging.getLogger("kernels._versions")
+_logger = logging.getLogger("kernels")
 
 
 @dataclass(frozen=True)
@@ -73,6 +74,8 @@ def _install(repo_id: str, revision: str, local_files_only: bool, backend: Optio
     )
     for text in result["warnings"]:
         warnings.warn(text, UserWarning, stacklevel=3)
+    for name in result["invalid_variants"]:
+        _logger.warning(f"Repository {repo_id} (revision: {revision}) contains invalid build variant variant: '{name}'")
     return Path(result["variant_path"])
 
 

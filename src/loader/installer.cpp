@@ -210,6 +210,7 @@ util::Result<InstallResult> Installer::install_online(const InstallRequest& requ
   if (!names) return std::move(names).error();
   auto selection = select_variant(*names, request.system);
   if (!selection.best) return no_variant(request.repo_id, request.revision, selection);
+  result.invalid_variants = selection.invalid;
   const std::string variant = *selection.best;
   result.commit = *commit;
   result.variant = variant;

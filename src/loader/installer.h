@@ -40,6 +40,7 @@ struct InstallResult {
   std::string variant;
   std::vector<std::string> user_warnings;  // to be raised as UserWarning by the caller
   bool from_receipt = false;                // warm load: nothing re-hashed
+  std::vector<std::string> invalid_variants;  // unparsable build/ names of a Hub listing (logged)
 };
 
 class Installer {

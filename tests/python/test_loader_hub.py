@@ -28,7 +28,7 @@ def repos(hub, tmp_path_factory):
 
     noarch = [("torch-cpu", "cpu"), ("torch-cuda", "cuda"), ("torch-universal", "cpu")]
     out["demo"] = hub.publish("trusted-org/demo", tmp, {
-        "v1": bundle("demo1", noarch, value="1", name="demo"),
+        "v1": bundle("demo1", noarch + [("not-a-variant", "cpu")], value="1", name="demo"),
         "v2": bundle("demo2", noarch, value="2", name="demo"),
     }, main_files={"notes.txt": "demo\n"})
     out["untrusted"] = hub.publish("other-org/untrusted", tmp, {"v1": bundle("u1", noarch, name="untr")})
@@ -57,6 +57,13 @@ def test_version_load_and_repo_info(env_hub, cache, repos):
     assert (cache / "kernels--trusted-org--demo" / "refs" / "v1").read_text() == repos["demo"]["v1"]
     two = get_kernel("trusted-org/demo", version=2)
     assert two.VALUE == 2 and two is not mod
+
+
+def test_invalid_variant_name_logged(env_hub, cache, repos, caplog):
+    with caplog.at_level(logging.WARNING, logger="kernels"):
+        get_kernel("trusted-org/demo", version=1)
+    assert (f"Repository trusted-org/demo (revision: {repos['demo']['v1']}) contains invalid build variant variant: "
+            "'not-a-variant'") in [r.getMessage() for r in caplog.records]
 
 
 def test_version_not_found(env_hub, cache, repos):

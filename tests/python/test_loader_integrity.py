@@ -147,6 +147,12 @@ def test_lock_download_and_load_kernel_without_hub(hub, integ, tmp_path):
                        env=dict(os.environ, PYTHONPATH=OUR_PYTHONPATH, **env), capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert f"Downloading `trusted-org/integ` with SHA: {integ['integ']['v1']}" in r.stderr
+    r = subprocess.run([sys.executable, "-c", cli, "download", "--all-variants", str(project)],
+                       env=dict(os.environ, PYTHONPATH=OUR_PYTHONPATH, **env), capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    snapshot = cache / "kernels--trusted-org--integ" / "snapshots" / integ["integ"]["v1"] / "build"
+    assert sorted(p.name for p in snapshot.iterdir()) == ["torch-cpu", "torch-cuda"]
+    assert (snapshot / "torch-cpu" / "data" / "table.txt").read_text() == "x" * 1000
     dead = dict(env, HF_ENDPOINT="http://127.0.0.1:9")
     mark = hub.mark()
     r = run_python(f"import kernels; m = kernels.load_kernel('trusted-org/integ', lockfile={str(project / 'kernels.lock')!r});"

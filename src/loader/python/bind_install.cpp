@@ -75,6 +75,7 @@ py::dict install(const std::string& repo_id, const std::string& revision, bool l
   out["variant"] = value.variant;
   out["warnings"] = value.user_warnings;
   out["from_receipt"] = value.from_receipt;
+  out["invalid_variants"] = value.invalid_variants;
   return out;
 }
 
