@@ -47,6 +47,16 @@ std::vector<std::string> local_variant_dirs(const fs::path& build_dir) {
   return names;
 }
 
+// A receipt proves the files match their blobs and the digest; the lock hash is per request, and
+// cheap to recompute from the blob names (no file is read).
+bool lock_hash_matches(const RepoCache& cache, const std::string& commit, const std::string& variant,
+                       const InstallRequest& request) {
+  auto expected = request.lock_hash_for(variant);
+  if (!expected) return true;
+  auto actual = snapshot_lock_hash(cache, commit, variant);
+  return actual && *actual == *expected;
+}
+
 }  // namespace
 
 Installer::Installer(fs::path cache_root, HubReader* hub) : root_(std::move(cache_root)), hub_(hub) {}
@@ -219,7 +229,7 @@ util::Result<InstallResult> Installer::install_online(const InstallRequest& requ
   // One downloader per variant; the others wait and then find the receipt.
   auto lock = FileLock::acquire(cache.lock_path(*commit + "-" + variant));
   if (!lock) return std::move(lock).error();
-  if (receipt_valid(cache, *commit, variant)) {
+  if (receipt_valid(cache, *commit, variant) && lock_hash_matches(cache, *commit, variant, request)) {
     auto metadata = metadata::read_metadata_file((result.variant_path / "metadata.json").string());
     if (metadata) {
       if (request.validate_dependencies) KB_TRY(request.validate_dependencies(*metadata, variant));
@@ -310,7 +320,7 @@ util::Result<InstallResult> Installer::install_offline(const InstallRequest& req
   result.variant_path = cache.snapshot_dir(*commit) / "build" / result.variant;
   auto metadata = metadata::read_metadata_file((result.variant_path / "metadata.json").string());
   if (!metadata) return std::move(metadata).error();
-  if (receipt_valid(cache, *commit, result.variant)) {
+  if (receipt_valid(cache, *commit, result.variant) && lock_hash_matches(cache, *commit, result.variant, request)) {
     result.from_receipt = true;
   } else {
     auto verified = verify_snapshot(cache, *commit, result.variant, *metadata, request.lock_hash_for(result.variant));

@@ -160,6 +160,13 @@ def test_lock_download_and_load_kernel_without_hub(hub, integ, tmp_path):
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "5"
     assert hub.since(mark) == []
+    # A lock whose variant hash does not match the cached files is refused.
+    tampered = json.loads((project / "kernels.lock").read_text())
+    tampered[0]["variants"]["torch-cuda"]["hash"] = "sha256-" + "0" * 64
+    (tmp_path / "bad.lock").write_text(json.dumps(tampered))
+    r = run_python(f"import kernels; kernels.load_kernel('trusted-org/integ', lockfile={str(tmp_path / 'bad.lock')!r})",
+                   dead)
+    assert r.returncode != 0 and "does not match its lock hash" in r.stderr, r.stderr[-2000:]
     r = run_python(f"import kernels; kernels.load_kernel('trusted-org/other', lockfile={str(project / 'kernels.lock')!r})",
                    dead)
     assert "Kernel `trusted-org/other` is not locked. Please lock it with `kernels lock <project>`" in r.stderr
