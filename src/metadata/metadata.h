@@ -80,7 +80,5 @@ std::string render_metadata(const Metadata& metadata);
 
 // True when `oid` is 40 or 64 hex digits (either case).
 bool is_valid_oid(std::string_view oid);
-// The kernel-name rule (build-toml.md §3.1).
-bool is_valid_kernel_name(std::string_view name);
 
 }  // namespace kb::metadata

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "metadata/metadata.h"
+#include "config/kernel_name.h"
 #include "util/fs.h"
 #include "util/hash.h"
 
@@ -143,14 +144,7 @@ Result<Metadata> parse_object(const json& root) {
   Metadata m;
   auto name = required_string(root, "name", "");
   if (!name) return std::move(name).error();
-  if (!is_valid_kernel_name(*name)) {
-    return invalid("Invalid kernel name `" + *name + "`. Name must:\n"
-                   "- Start with a lowercase letter (a-z)\n"
-                   "- Contain only lowercase letters, digits, and dashes\n"
-                   "- End with a lowercase letter or digit\n"
-                   "- Be at least 2 characters long\n"
-                   "Examples: `my-kernel`, `relu2d`, `flash-attention`");
-  }
+  if (auto valid = config::validate_kernel_name(*name); !valid) return std::move(valid).error();
   m.name = *name;
   auto id = required_string(root, "id", "");
   if (!id) return std::move(id).error();
@@ -209,15 +203,6 @@ Result<Metadata> parse_object(const json& root) {
 bool is_valid_oid(std::string_view oid) {
   if (oid.size() != 40 && oid.size() != 64) return false;
   return std::all_of(oid.begin(), oid.end(), [](unsigned char c) { return std::isxdigit(c) != 0; });
-}
-
-bool is_valid_kernel_name(std::string_view name) {
-  if (name.size() < 2) return false;
-  auto lower = [](char c) { return c >= 'a' && c <= 'z'; };
-  auto digit = [](char c) { return c >= '0' && c <= '9'; };
-  if (!lower(name.front())) return false;
-  if (!lower(name.back()) && !digit(name.back())) return false;
-  return std::all_of(name.begin(), name.end(), [&](char c) { return lower(c) || digit(c) || c == '-'; });
 }
 
 Result<Metadata> parse_metadata(std::string_view text) {

@@ -3,9 +3,8 @@
 import os
 import shutil
 import subprocess
-from pathlib import Path
-
 import sys
+from pathlib import Path
 
 import pytest
 

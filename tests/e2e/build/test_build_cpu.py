@@ -3,12 +3,11 @@ rebuilds, and two builds of one kernel loaded side by side."""
 import json
 import shutil
 import subprocess
+import sys
 import time
+from pathlib import Path
 
 import pytest
-
-import sys
-from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 from kb_build_e2e_support import import_check_script, run_build  # noqa: E402

@@ -1,11 +1,10 @@
 """`kernel-builder build` failures: unknown variants, layout and op-registration checks, compile
 errors (which must leave no variant directory behind)."""
 import re
-
-import pytest
-
 import sys
 from pathlib import Path
+
+import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 from kb_build_e2e_support import copy_fixture, run_build  # noqa: E402

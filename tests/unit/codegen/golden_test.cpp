@@ -1,10 +1,12 @@
 // Golden tests of every generated file: `_ops.py` flavours, registration.h and the per-variant
 // CMake project of each backend. Refresh with tests/unit/codegen/refresh_golden.sh.
+#include <algorithm>
 #include <cstdlib>
 
 #include <gtest/gtest.h>
 
 #include "codegen/ops_py.h"
+#include "codegen/pyproject.h"
 #include "codegen/variant_project.h"
 #include "config/reader.h"
 #include "util/fs.h"
@@ -126,3 +128,50 @@ TEST(torch_target_version, ShiftsMajorAndMinor) {
 }
 
 TEST(make_ops_id, JoinsParts) { EXPECT_EQ(make_ops_id("flash_attn", "rocm", "3f9a1c2_dirty"), "_flash_attn_rocm_3f9a1c2_dirty"); }
+
+TEST(golden, CreatePyprojectTorch) {
+  auto config = parse(all_backends_toml);
+  PyprojectInput input;
+  input.config = &config;
+  input.unique_id = "3f9a1c2";
+  input.provenance.kernel_builder = kb::metadata::BuilderProvenance{"0.1.0", std::nullopt};
+  input.provenance.kernel = kb::metadata::GitState{std::string(40, 'a'), false};
+  auto files = generate_pyproject(input);
+  ASSERT_TRUE(files) << files.error().message;
+  for (const auto& [path, content] : *files) {
+    std::string name = path;
+    std::replace(name.begin(), name.end(), '/', '_');
+    expect_golden("pyproject_torch/" + name, content);
+  }
+  std::vector<std::string> generated;
+  for (const auto& [path, content] : *files) generated.push_back(path);
+  generated.push_back("torch-ext/addone/_ops.py");
+  std::sort(generated.begin(), generated.end());
+  EXPECT_EQ(pyproject_artifacts(config), generated);
+}
+
+TEST(golden, CreatePyprojectNoarch) {
+  auto config = parse(R"([general]
+name = "my-norm"
+version = 1
+edition = 5
+license = "MIT"
+backends = ["cuda", "cann"]
+python-depends = ["einops"]
+
+[general.cuda]
+python-depends = ["nvidia-cutlass-dsl"]
+
+[torch-noarch]
+pyext = ["py", "json"]
+)");
+  PyprojectInput input;
+  input.config = &config;
+  input.unique_id = "3f9a1c2";
+  auto files = generate_pyproject(input);
+  ASSERT_TRUE(files) << files.error().message;
+  expect_golden("pyproject_noarch/setup.py", files->at("setup.py"));
+  expect_golden("pyproject_noarch/pyproject.toml", files->at("pyproject.toml"));
+  expect_golden("pyproject_noarch/metadata-cuda.json", files->at("metadata-cuda.json"));
+  EXPECT_EQ(files->at("torch-ext/my_norm/_ops.py"), render_ops_py_noarch("my_norm", "3f9a1c2"));
+}

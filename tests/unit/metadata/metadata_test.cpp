@@ -105,9 +105,3 @@ TEST(parse_metadata, RejectsInvalidContent) {
   EXPECT_FALSE(parse_metadata(R"({"name": "relu", "id": "x", "version": 1, "license": "MIT", "python-depends": [], "backend": {"type": "gpu"}})"));
   EXPECT_FALSE(parse_metadata("{"));
 }
-
-TEST(is_valid_kernel_name, FollowsTheRule) {
-  EXPECT_TRUE(is_valid_kernel_name("my--kernel"));
-  EXPECT_TRUE(is_valid_kernel_name("relu2d"));
-  for (const char* bad : {"my_kernel", "MyKernel", "a", "-k", "k-", "1kernel"}) EXPECT_FALSE(is_valid_kernel_name(bad)) << bad;
-}
