@@ -139,7 +139,10 @@ def build_with_kernel_builder(example_dir: Path, backend: str) -> Path:
                "--python", sys.executable]
     # Outside git the builder draws a random unique id, so every build would recompile
     # everything; an id from the sources keeps repeated builds incremental.
-    if not _in_git_work_tree(example_dir):
+    if os.environ.get("KB_UNIQUE_ID"):
+        # A fixed id (e.g. on a machine whose copy of the repository has no usable git history).
+        command += ["--unique-id", os.environ["KB_UNIQUE_ID"]]
+    elif not _in_git_work_tree(example_dir):
         command += ["--unique-id", "x" + _source_digest(example_dir)]
     _run(command, f"kernel-builder build of {example_dir.name} ({variant})")
     variant_dir = example_dir / "build" / variant
