@@ -79,7 +79,8 @@ std::vector<std::string> list_files_recursive(const fs::path& root) {
   std::error_code ec;
   for (auto it = fs::recursive_directory_iterator(root, ec); !ec && it != fs::recursive_directory_iterator();
        it.increment(ec)) {
-    if (it->is_regular_file(ec)) out.push_back(fs::relative(it->path(), root).generic_string());
+    // Lexical, so a symlink is listed under its own name rather than its target's.
+    if (it->is_regular_file(ec)) out.push_back(it->path().lexically_relative(root).generic_string());
   }
   std::sort(out.begin(), out.end());
   return out;

@@ -18,3 +18,11 @@ TEST(read_file, reports_missing_file) {
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().message, "Cannot open `/nonexistent/x` for reading");
 }
+
+TEST(list_files_recursive, lists_symlinks_under_their_own_name) {
+  TempDir dir;
+  ASSERT_TRUE(write_file_atomic(dir.path() / "blobs" / "abc", "x").ok());
+  fs::create_directories(dir.path() / "variant");
+  fs::create_symlink("../blobs/abc", dir.path() / "variant" / "_ops.py");
+  EXPECT_EQ(list_files_recursive(dir.path() / "variant"), (std::vector<std::string>{"_ops.py"}));
+}
