@@ -146,6 +146,8 @@ std::string render_backend_setup(const VariantProjectInput& input) {
     case Backend::cuda:
       return "set(CMAKE_CUDA_STANDARD ${CMAKE_CXX_STANDARD})\n"
              "find_package(CUDAToolkit REQUIRED)\n"
+             "# torch uses the shared CUDA runtime: a second, static copy in the module would keep its own state.\n"
+             "set_target_properties(" + t + " PROPERTIES CUDA_RUNTIME_LIBRARY Shared)\n"
              "target_link_libraries(" + t + " PRIVATE torch_cuda c10_cuda CUDA::cudart)\n"
              "if(KB_HAVE_NO_GNU_UNIQUE)\n"
              "  target_compile_options(" + t + " PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-fno-gnu-unique>)\n"

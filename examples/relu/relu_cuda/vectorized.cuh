@@ -1,5 +1,5 @@
 // A bandwidth-oriented elementwise launcher: 128-bit loads and stores where both pointers are
-// 16-byte aligned, several independent loads in flight per thread, and one tile of packs per
+// 16-byte aligned, kUnroll packs per thread (independent loads), and one tile of packs per
 // block (grid-stride beyond the grid limit). Leftovers that do not fill a whole tile, and the
 // elements past the last 16-byte pack, are handled after the main loop so that the main loop
 // has no bounds checks.
@@ -14,9 +14,11 @@
 namespace relu_cuda {
 
 constexpr int kThreads = 256;
-// Independent packs each thread loads before it computes: enough bytes in flight to cover
-// DRAM latency at full occupancy.
-constexpr int kUnroll = 4;
+// Packs each thread handles per tile. Measured on an H200 (2^24-2^28 elements, fp16/fp32, one
+// launch after an L2 flush): one 16-byte pack per thread, one tile per block, ran at 99-101 % of
+// a device-to-device copy; 4 packs per thread at 95-98 %. Many short blocks keep enough loads
+// in flight; raise it only with a measurement that says so.
+constexpr int kUnroll = 1;
 constexpr int64_t kMaxGrid = 0x7fffffff;
 
 template <typename T, int V>

@@ -40,6 +40,12 @@ def test_cpu_variant_imports_under_ops_id(cpu_build, cpu_variant, kb_python):
         "x = torch.randn(64)\n"
         "torch.testing.assert_close(module.addone(x), x + 1)\n"
         "assert '_addone_cpu_e2ea' in sys.modules and 'addone' not in sys.modules\n"
+        "try:\n"
+        "    module.addone(torch.randn(4), out=torch.empty(3))\n"
+        "except RuntimeError as error:\n"
+        "    assert 'addone: out has shape [3], input has shape [4]' in str(error), str(error)\n"
+        "else:\n"
+        "    raise AssertionError('no error for mismatched shapes')\n"
         "print('ok')\n"
     )
     result = subprocess.run([str(kb_python), "-c", code], capture_output=True, text=True, cwd="/")

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from kb_build_e2e_support import copy_fixture, run_build  # noqa: E402
+from kb_build_e2e_support import copy_fixture, import_check_script, run_build  # noqa: E402
 
 pytestmark = pytest.mark.slow
 
@@ -20,6 +20,20 @@ def _nvcc() -> str:
         if candidate and Path(candidate).exists():
             return str(candidate)
     pytest.skip("nvcc not available")
+
+
+def _cuobjdump() -> str:
+    """cuobjdump from PATH, the CUDA toolkit, or the nvidia-cuda-cuobjdump wheel (requirements/dev.txt)."""
+    candidates = [shutil.which("cuobjdump"), "/usr/local/cuda/bin/cuobjdump"]
+    try:
+        import nvidia
+        candidates += [str(Path(root) / "cu13" / "bin" / "cuobjdump") for root in nvidia.__path__]
+    except ImportError:
+        pass
+    for candidate in candidates:
+        if candidate and Path(candidate).exists():
+            return candidate
+    pytest.fail("cuobjdump not found: install nvidia-cuda-cuobjdump (requirements/dev.txt)")
 
 
 def test_cuda_variant_compiles_and_links(tmp_path, kernel_builder, kb_python):
@@ -41,6 +55,25 @@ def test_cuda_variant_compiles_and_links(tmp_path, kernel_builder, kb_python):
     assert metadata["backend"] == {"type": "cuda", "archs": ["8.0", "9.0+PTX"]}
     dynamic = subprocess.run(["readelf", "-d", str(library)], capture_output=True, text=True).stdout
     assert "libcudart.so" in dynamic and "RPATH" not in dynamic and "RUNPATH" not in dynamic
-    sass = subprocess.run(["/usr/local/cuda/bin/cuobjdump", "--list-elf", str(library)],
+    assert "libstdc++.so.6" in dynamic
+    # Only the shared CUDA runtime (torch's): no static copy of cudart inside the module.
+    defined = subprocess.run(["nm", "--defined-only", str(library)], capture_output=True, text=True).stdout
+    assert "cudaLaunchKernel" not in defined and "cudaGetDevice" not in defined
+    # An error raised by host code that nvcc compiled reaches Python whole. Without a GPU the CUDA
+    # kernel is reached by redispatching CPU tensors to the CUDA key; the shape check comes first.
+    code = import_check_script(out, "_addone_cuda_cu1") + (
+        "import torch\n"
+        "keys = torch._C.DispatchKeySet(torch._C.DispatchKey.CUDA)\n"
+        "try:\n"
+        "    module.ops.addone.default.redispatch(keys, torch.empty(3), torch.randn(4))\n"
+        "except RuntimeError as error:\n"
+        "    assert 'addone: out has shape [3], input has shape [4]' in str(error), str(error)\n"
+        "else:\n"
+        "    raise AssertionError('no error for mismatched shapes')\n"
+        "print('ok')\n"
+    )
+    result = subprocess.run([str(kb_python), "-c", code], capture_output=True, text=True, cwd="/")
+    assert result.returncode == 0 and result.stdout.strip() == "ok", result.stderr
+    sass = subprocess.run([_cuobjdump(), "--list-elf", str(library)],
                           capture_output=True, text=True).stdout
     assert "sm_80" in sass and "sm_90" in sass

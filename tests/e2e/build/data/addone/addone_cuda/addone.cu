@@ -6,6 +6,8 @@ __global__ void addone_kernel(float* out, const float* input, int64_t n) {
 }
 
 void addone(torch::Tensor& out, const torch::Tensor& input) {
+  TORCH_CHECK(out.sizes() == input.sizes(), "addone: out has shape ", out.sizes(), ", input has shape ",
+              input.sizes());
   TORCH_CHECK(input.is_cuda() && input.scalar_type() == torch::kFloat, "input must be a float CUDA tensor");
   int64_t n = input.numel();
   int threads = 256;
