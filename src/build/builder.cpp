@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "build/jobs.h"
 #include "build/plan.h"
 #include "build/project_checks.h"
 #include "build/toolchain.h"
@@ -168,6 +169,9 @@ Result<BuildSummary> run_build(const BuildOptions& options, BuildReporter& repor
   int max_jobs = std::max(1, options.max_jobs);
   int available = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   settings.cores = options.cores ? std::max(1, *options.cores) : std::max(1, available / max_jobs);
+  settings.concurrent_variants = std::max(1, std::min<int>(max_jobs, static_cast<int>(selected.size())));
+  settings.memory_budget_gib = options.memory_budget_gib ? options.memory_budget_gib : available_memory_gib();
+  settings.nvcc_threads = nvcc_threads_from_env();
   settings.use_compiler_cache = !options.no_cache;
   settings.import_check = !options.no_import_check;
   settings.skip_checks = options.skip_checks;

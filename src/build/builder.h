@@ -20,6 +20,7 @@ struct BuildOptions {
   std::optional<std::filesystem::path> toolchains_file;  // --toolchains, else KERNEL_BUILDER_TOOLCHAINS
   int max_jobs = 1;
   std::optional<int> cores;
+  std::optional<double> memory_budget_gib;  // --memory-budget (default: the available memory)
   bool print_build_logs = false;
   std::optional<std::string> unique_id;
   bool no_cache = false;

@@ -5,6 +5,7 @@
 #include <functional>
 #include <regex>
 
+#include "build/jobs.h"
 #include "build/project_checks.h"
 #include "build/staging.h"
 #include "build/toolchain.h"
@@ -233,7 +234,9 @@ Result<ArchOutput> compile_arch(const BuildSettings& s, const PlannedVariant& v,
     out.up_to_date = true;
     return out;
   }
-  std::map<std::string, std::string> env = {{"MAX_JOBS", std::to_string(s.cores)}};
+  JobPlan jobs = plan_compile_jobs(s.cores, v.backend, s.nvcc_threads, s.concurrent_variants, s.memory_budget_gib);
+  if (jobs.note && s.reporter) s.reporter->note(v.name + ": " + *jobs.note);
+  std::map<std::string, std::string> env = {{"MAX_JOBS", std::to_string(jobs.jobs)}};
   fs::path configure_stamp = work / "configure.args";
   auto previous = util::read_file(configure_stamp);
   if (!fs::exists(cmake_dir / "CMakeCache.txt") || !previous || *previous != configure_key) {
@@ -244,7 +247,7 @@ Result<ArchOutput> compile_arch(const BuildSettings& s, const PlannedVariant& v,
     KB_TRY(util::write_file_atomic(configure_stamp, configure_key));
   }
   if (s.reporter) s.reporter->stage(v.name, Stage::compile);
-  auto run = run_logged(s, v.name, {"ninja", "-C", cmake_dir.string(), "-j", std::to_string(s.cores)}, log_path, env);
+  auto run = run_logged(s, v.name, {"ninja", "-C", cmake_dir.string(), "-j", std::to_string(jobs.jobs)}, log_path, env);
   if (!run) return std::move(run).error();
   if (!run->success()) return build_failure(v.name, "compilation failed", log_path);
   if (!fs::exists(out.library)) return build_failure(v.name, "the module " + out.library.string() + " was not built", log_path);

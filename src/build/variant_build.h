@@ -6,6 +6,7 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 
 #include "build/plan.h"
@@ -21,7 +22,10 @@ struct BuildSettings {
   const config::BuildConfig* config = nullptr;
   std::string unique_id;
   metadata::Provenance provenance;
-  int cores = 1;              // parallel compile jobs inside the variant
+  int cores = 1;              // parallel compile jobs inside the variant (before the memory cap)
+  int concurrent_variants = 1;  // variant builds running at the same time
+  std::optional<double> memory_budget_gib;  // memory all compile jobs together may use
+  int nvcc_threads = 1;         // NVCC_THREADS
   bool use_compiler_cache = true;
   bool import_check = true;
   bool skip_checks = false;

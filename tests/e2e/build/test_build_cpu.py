@@ -66,10 +66,14 @@ def test_one_file_edit_recompiles_one_unit(cpu_build, cpu_variant, kernel_builde
     project = cpu_build["project"]
     source = project / "addone_cpu" / "addone_cpu.cpp"
     source.write_text(source.read_text() + "\n// edited\n")
-    run_build(kernel_builder, project, kb_python, "--variant", cpu_variant, "--unique-id", "e2ea", "--no-cache")
+    # A 1.5 GiB memory budget fits one torch-including compile job: two cores give one job.
+    result = run_build(kernel_builder, project, kb_python, "--variant", cpu_variant, "--unique-id", "e2ea",
+                       "--no-cache", "--cores", "2", "--memory-budget", "1.5")
     log = (project / "build" / ".kb" / cpu_variant / "build.log").read_text()
     compiled = [line for line in log.splitlines() if "Building CXX object" in line]
     assert len(compiled) == 1 and "addone_cpu.cpp" in compiled[0], compiled
+    assert f"{cpu_variant}: 1 compile job(s) instead of 2: memory budget 1.5 GiB" in result.stderr
+    assert "$ ninja -C " in log and log.split("$ ninja -C ")[1].split("\n")[0].endswith(" -j 1")
 
 
 def test_two_builds_load_side_by_side(cpu_build, cpu_variant, kernel_builder, kb_python, tmp_path):

@@ -101,6 +101,7 @@ struct BuildCommandOptions {
   std::string toolchains;
   std::string unique_id;
   int cores = 0;
+  double memory_budget_gib = 0;
 };
 
 inline void add_build_flags(CLI::App& app, BuildCommandOptions& o, bool with_variant) {
@@ -110,6 +111,10 @@ inline void add_build_flags(CLI::App& app, BuildCommandOptions& o, bool with_var
   app.add_option("--toolchains", o.toolchains, "Toolchain registry file (default: $KERNEL_BUILDER_TOOLCHAINS)");
   app.add_option("--max-jobs", o.build.max_jobs, "Number of variants built concurrently (default 1)");
   app.add_option("--cores", o.cores, "Parallel compile jobs inside one variant build");
+  app.add_option("--memory-budget", o.memory_budget_gib,
+                 "GiB that the compile jobs of all variants together may use; jobs are capped to fit "
+                 "(default: the memory available when the build starts)")
+      ->check(CLI::PositiveNumber);
   app.add_flag("-L,--print-build-logs", o.build.print_build_logs, "Stream compiler/CMake output to stderr");
   app.add_option("--unique-id", o.unique_id, "Unique id of this build (default: from git)");
   app.add_flag("--no-cache", o.build.no_cache, "Do not use ccache");
@@ -124,6 +129,7 @@ inline int run_build_command(BuildCommandOptions& o) {
   if (!o.toolchains.empty()) o.build.toolchains_file = o.toolchains;
   if (!o.unique_id.empty()) o.build.unique_id = o.unique_id;
   if (o.cores > 0) o.build.cores = o.cores;
+  if (o.memory_budget_gib > 0) o.build.memory_budget_gib = o.memory_budget_gib;
   o.build.builder_version = builder_version();
   o.build.builder_commit = builder_commit();
   o.build.builder_dirty = builder_dirty();
