@@ -29,10 +29,13 @@ if triton is not None:
 
 def _rms_norm_cuda(x: torch.Tensor, weight: torch.Tensor, eps: float) -> torch.Tensor:
     d = x.shape[-1]
-    if d == 0 or d > _MAX_ROW or x.numel() == 0:
-        wide = x.float()
+    # The Triton kernel computes in float32: float64 (gradcheck, reference runs) keeps its
+    # precision on the torch path, as do shapes the kernel does not cover.
+    if d == 0 or d > _MAX_ROW or x.numel() == 0 or x.dtype == torch.float64 or weight.dtype == torch.float64:
+        wide_dtype = torch.promote_types(torch.promote_types(x.dtype, weight.dtype), torch.float32)
+        wide = x.to(wide_dtype)
         rstd = torch.rsqrt(wide.pow(2).mean(dim=-1, keepdim=True) + eps)
-        return (wide * rstd * weight.float()).to(x.dtype)
+        return (wide * rstd * weight.to(wide_dtype)).to(x.dtype)
     x2 = x.contiguous()
     out = torch.empty_like(x2)
     rows = x2.numel() // d
