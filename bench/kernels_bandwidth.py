@@ -48,19 +48,26 @@ def _gated_reference(act):
     return run
 
 
-def op_table(relu, activation):
-    """name -> (gated, kernel op writing `out`, torch reference returning a new tensor)."""
-    return {
-        "relu": (False, relu._ops.ops.relu, torch.relu),
-        "silu_and_mul": (True, activation._ops.ops.silu_and_mul, _gated_reference(F.silu)),
-        "gelu_and_mul": (True, activation._ops.ops.gelu_and_mul, _gated_reference(F.gelu)),
-        "gelu_tanh_and_mul": (True, activation._ops.ops.gelu_tanh_and_mul,
-                              _gated_reference(lambda t: F.gelu(t, approximate="tanh"))),
-        "gelu_fast": (False, activation._ops.ops.gelu_fast,
-                      lambda t: F.gelu(t, approximate="tanh")),
-        "gelu_tanh": (False, activation._ops.ops.gelu_tanh,
-                      lambda t: F.gelu(t, approximate="tanh")),
-    }
+# op name -> (example kernel, gated, torch reference returning a new tensor)
+OPS = {
+    "relu": ("relu", False, torch.relu),
+    "silu_and_mul": ("activation", True, _gated_reference(F.silu)),
+    "gelu_and_mul": ("activation", True, _gated_reference(F.gelu)),
+    "gelu_tanh_and_mul": ("activation", True, _gated_reference(lambda t: F.gelu(t, approximate="tanh"))),
+    "gelu_fast": ("activation", False, lambda t: F.gelu(t, approximate="tanh")),
+    "gelu_tanh": ("activation", False, lambda t: F.gelu(t, approximate="tanh")),
+}
+
+
+def op_table(names):
+    """name -> (gated, kernel op writing `out`, torch reference), building only the examples the
+    requested ops live in."""
+    unknown = [n for n in names if n not in OPS]
+    if unknown:
+        raise SystemExit(f"kernels_bandwidth: unknown op(s) {', '.join(unknown)}; known: {', '.join(OPS)}")
+    build = _load_example_build()
+    kernels = {example: build.load_example(example, "cuda") for example in sorted({OPS[n][0] for n in names})}
+    return {n: (OPS[n][1], getattr(kernels[OPS[n][0]]._ops.ops, n), OPS[n][2]) for n in names}
 
 
 class Timer:
@@ -134,10 +141,7 @@ def main(argv=None) -> int:
     if not torch.cuda.is_available():
         print("kernels_bandwidth: needs a CUDA GPU", file=sys.stderr)
         return 2
-    build = _load_example_build()
-    relu = build.load_example("relu", "cuda")
-    activation = build.load_example("activation", "cuda")
-    ops = op_table(relu, activation)
+    ops = op_table(args.ops.split(","))
     timer = Timer(args.warmup, args.reps)
     props = torch.cuda.get_device_properties(0)
     print(f"device: {props.name}, {props.multi_processor_count} SMs; torch {torch.__version__}")
