@@ -97,6 +97,44 @@ Result<std::vector<std::string>> read_toolchain_registry(const fs::path& file) {
   return out;
 }
 
+Result<BuildableVariants> buildable_variants(const config::BuildConfig& config, const BuildOptions& options) {
+  auto pythons = interpreters(options);
+  if (!pythons) return std::move(pythons).error();
+  BuildableVariants out;
+  std::vector<Toolchain> toolchains;
+  for (const auto& python : *pythons) {
+    auto toolchain = probe_toolchain(python, {});
+    if (!toolchain) {
+      out.problems.push_back(python + ": " + toolchain.error().message);
+      continue;
+    }
+    toolchains.push_back(std::move(*toolchain));
+  }
+  if (toolchains.empty()) return out;
+  auto plan = plan_build(config, toolchains);
+  if (!plan) return std::move(plan).error();
+  for (const auto& v : plan->variants) {
+    BuildableVariant entry{v.name, "no compilation (noarch)", v.backend, std::nullopt, std::nullopt};
+    if (v.flavour != Flavour::noarch && v.toolchain) {
+      const Toolchain& t = *v.toolchain;
+      entry.toolchain = t.python.string() + " (torch " + t.torch_version;
+      if (v.backend == config::Backend::cuda && t.cuda) entry.toolchain += ", nvcc " + t.cuda->version.to_string();
+      entry.toolchain += ")";
+      entry.torch = t.torch_major_minor().to_string();
+      if (v.backend == config::Backend::cuda) entry.toolkit = t.torch_cuda;
+      if (v.backend == config::Backend::rocm) entry.toolkit = t.torch_hip;
+      if (v.backend == config::Backend::xpu) entry.toolkit = t.torch_xpu;
+    }
+    out.variants.push_back(std::move(entry));
+  }
+  return out;
+}
+
+const BuildableVariant* BuildableVariants::find(const std::string& name) const {
+  auto it = std::find_if(variants.begin(), variants.end(), [&](const BuildableVariant& v) { return v.name == name; });
+  return it == variants.end() ? nullptr : &*it;
+}
+
 Result<BuildSummary> run_build(const BuildOptions& options, BuildReporter& reporter) {
   std::error_code ec;
   if (!fs::is_directory(options.kernel_dir, ec)) {

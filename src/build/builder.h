@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "build/reporter.h"
+#include "config/model.h"
 #include "util/result.h"
 
 namespace kb::build {
@@ -44,5 +45,23 @@ struct BuildSummary {
 util::Result<std::vector<std::string>> read_toolchain_registry(const std::filesystem::path& file);
 
 util::Result<BuildSummary> run_build(const BuildOptions& options, BuildReporter& reporter);
+
+// What `build` with these toolchain options (`pythons`, `toolchains_file`; nothing else is read)
+// could build here for `config`, each with the toolchain that builds it, described as
+// "<python> (torch <version>[, nvcc <version>])". Interpreters that cannot be probed (no torch,
+// not found) are skipped and reported in `problems`, one line each. Nothing is written to disk.
+struct BuildableVariant {
+  std::string name;
+  std::string toolchain;
+  config::Backend backend = config::Backend::cpu;
+  std::optional<std::string> torch;    // "2.11" (arch variants)
+  std::optional<std::string> toolkit;  // torch's CUDA/ROCm/XPU version, e.g. "13.0"
+};
+struct BuildableVariants {
+  std::vector<BuildableVariant> variants;  // in build order
+  std::vector<std::string> problems;
+  const BuildableVariant* find(const std::string& name) const;
+};
+util::Result<BuildableVariants> buildable_variants(const config::BuildConfig& config, const BuildOptions& options);
 
 }  // namespace kb::build

@@ -2,6 +2,7 @@
 import json
 import platform
 import subprocess
+import sys
 
 import pytest
 
@@ -39,22 +40,34 @@ def test_list_variants_of_scaffold(kernel_builder, scaffold):
     ]
 
 
+def _running_torch():
+    """(major, minor) of the torch in this interpreter (the test toolchain)."""
+    import torch
+    major, minor = torch.__version__.split("+")[0].split(".")[:2]
+    return major, minor
+
+
 def test_list_variants_json(kernel_builder, scaffold):
-    r = run(kernel_builder, "list-variants", "--json", cwd=scaffold)
+    # A toolchain that is not in the matrix builds nothing here: only the matrix variants, none buildable.
+    r = run(kernel_builder, "list-variants", "--json", "--python", "/nonexistent/python3", cwd=scaffold)
     assert r.returncode == 0, r.stderr
+    assert "warning: toolchain not usable: /nonexistent/python3" in r.stderr
     variants = json.loads(r.stdout)
     names = [v["name"] for v in variants]
     assert len(names) == len(set(names))
     for v in variants:
-        assert set(v) >= {"name", "backend", "kind", "torch", "toolkit", "cpu", "os", "bundle"}
+        assert set(v) >= {"name", "backend", "kind", "torch", "toolkit", "cpu", "os", "bundle", "buildable",
+                          "toolchain", "in_matrix"}
         assert isinstance(v["bundle"], bool)
+        assert v["buildable"] is False and v["toolchain"] is None and v["in_matrix"] is True
     if host_system() == "x86_64-linux":
         cuda = [v for v in variants if v["backend"] == "cuda"]
         cpu = [v for v in variants if v["backend"] == "cpu"]
         assert [v["toolkit"] for v in cuda] == ["12.6", "13.0", "13.2"] * 2
         assert cuda[0] == {
             "name": "torch212-cxx11-cu126-x86_64-linux", "backend": "cuda", "kind": "torch", "torch": "2.12",
-            "toolkit": "12.6", "cpu": "x86_64", "os": "linux", "bundle": True,
+            "toolkit": "12.6", "cpu": "x86_64", "os": "linux", "bundle": True, "buildable": False,
+            "toolchain": None, "in_matrix": True,
         }
         assert [v["torch"] for v in cpu] == ["2.11", "2.12", "2.13"]
         assert [v["bundle"] for v in cpu] == [False, True, True]
@@ -118,3 +131,28 @@ def test_completions_other_shells(kernel_builder, shell):
 def test_completions_rejects_unknown_shell(kernel_builder):
     r = run(kernel_builder, "completions", "tcsh")
     assert r.returncode == 2
+
+
+@pytest.mark.skipif(host_system() != "x86_64-linux", reason="expected names are for x86_64-linux")
+def test_list_variants_marks_what_the_toolchains_build(kernel_builder, scaffold):
+    major, minor = _running_torch()
+    cpu_variant = f"torch{major}{minor}-cxx11-cpu-x86_64-linux"
+    r = run(kernel_builder, "list-variants", "--mark", "--python", sys.executable, cwd=scaffold)
+    assert r.returncode == 0, r.stderr
+    lines = {line.split()[0]: line for line in r.stdout.splitlines()}
+    assert f"\u2713  {sys.executable} (torch {major}.{minor}" in lines[cpu_variant]
+    assert lines["torch212-cxx11-cu126-x86_64-linux"].endswith("-  no toolchain here")
+    buildable = [name for name, line in lines.items() if "\u2713" in line]
+    assert f"{len(buildable)} of {len(lines)} variant(s) buildable here" in r.stderr
+    # JSON agrees with the marks; variants outside the matrix (e.g. this torch's CUDA build) say so.
+    variants = json.loads(run(kernel_builder, "list-variants", "--json", "--python", sys.executable,
+                              cwd=scaffold).stdout)
+    assert sorted(v["name"] for v in variants if v["buildable"]) == sorted(buildable)
+    for v in variants:
+        if v["name"] in buildable:
+            assert v["toolchain"].startswith(f"{sys.executable} (torch {major}.{minor}")
+        if not v["in_matrix"]:
+            assert v["buildable"] and "[not in the reference matrix]" in lines[v["name"]]
+    # Piped without --mark: the bare names, as upstream prints them.
+    bare = run(kernel_builder, "list-variants", "--python", sys.executable, cwd=scaffold)
+    assert all(" " not in line for line in bare.stdout.splitlines())

@@ -1,5 +1,11 @@
-// `kernel-builder list-variants [KERNEL_DIR] [--arch] [--json]`: the variant names this project
-// produces on the host system, in build-set order (cli.md §1.2; variants.md §2-3).
+// `kernel-builder list-variants [KERNEL_DIR] [--arch] [--json] [--mark] [--python P]...
+// [--toolchains FILE]`: the variant names this project produces on the host system, in build-set
+// order (cli.md §1.2; variants.md §2-3), and which of them the configured toolchains (as `build`
+// would find them) can build here: marked on a terminal or with --mark, "buildable" in --json.
+// Piped without --mark, the output is the bare names upstream prints.
+#include <unistd.h>
+
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -7,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "build/builder.h"
 #include "cli/command_registry.h"
 #include "config/reader.h"
 #include "util/exit_code.h"
@@ -20,6 +27,9 @@ struct Options {
   std::string dir = ".";
   bool arch = false;
   bool json = false;
+  bool mark = false;
+  std::vector<std::string> pythons;
+  std::string toolchains;
 };
 
 // Toolkit versions keep at least two components ("13.0", "2025.3.2"), as toolkits are named.
@@ -29,7 +39,7 @@ std::string toolkit_text(const config::Version& version) {
   return text;
 }
 
-nlohmann::ordered_json to_json(const variant::ProjectVariant& v) {
+nlohmann::ordered_json to_json(const variant::ProjectVariant& v, const build::BuildableVariants& buildable) {
   nlohmann::ordered_json out = nlohmann::ordered_json::object();
   out["name"] = v.name_text;
   out["backend"] = std::string(config::to_string(v.backend));
@@ -45,7 +55,12 @@ nlohmann::ordered_json to_json(const variant::ProjectVariant& v) {
     out["os"] = v.build_set->os;
   }
   out["bundle"] = v.bundle;
-  if (v.buildable_here) out["buildable"] = *v.buildable_here;
+  if (v.buildable_here) {
+    out["buildable"] = *v.buildable_here;
+    const auto* found = buildable.find(v.name_text);
+    out["toolchain"] = found ? nlohmann::ordered_json(found->toolchain) : nlohmann::ordered_json(nullptr);
+    out["in_matrix"] = true;
+  }
   return out;
 }
 
@@ -73,10 +88,69 @@ int list_variants(const Options& options) {
   auto variants = variants_for(options, warnings);
   if (!variants) return report_error(variants.error());
   for (const auto& warning : warnings) std::fprintf(stderr, "warning: %s\n", warning.c_str());
+
+  std::vector<build::BuildableVariant> extras;
+  const bool marks = !options.arch && !options.json && (options.mark || ::isatty(STDOUT_FILENO));
+  build::BuildableVariants buildable;
+  if (!options.arch && (marks || options.json)) {
+    auto config = config::load_build_config(options.dir);
+    if (!config) return report_error(config.error());
+    build::BuildOptions build_options;
+    build_options.pythons = options.pythons;
+    if (!options.toolchains.empty()) build_options.toolchains_file = options.toolchains;
+    auto detected = build::buildable_variants(*config, build_options);
+    if (!detected) return report_error(detected.error());
+    buildable = std::move(*detected);
+    for (const auto& problem : buildable.problems) std::fprintf(stderr, "warning: toolchain not usable: %s\n", problem.c_str());
+    for (auto& v : *variants) v.buildable_here = buildable.find(v.name_text) != nullptr;
+    // Variants a toolchain builds that the reference matrix does not list (another torch or
+    // CUDA version): `build` builds them too, so they belong in the list.
+    for (const auto& b : buildable.variants) {
+      auto listed = std::find_if(variants->begin(), variants->end(),
+                                 [&](const variant::ProjectVariant& v) { return v.name_text == b.name; });
+      if (listed != variants->end()) continue;
+      auto name = variant::VariantName::parse(b.name);
+      if (!name) continue;
+      variant::ProjectVariant extra;
+      extra.name = *name;
+      extra.name_text = b.name;
+      extra.backend = b.backend;
+      extra.buildable_here = true;
+      variants->push_back(std::move(extra));
+      extras.push_back(b);
+    }
+  }
+
   if (options.json) {
     nlohmann::ordered_json array = nlohmann::ordered_json::array();
-    for (const auto& v : *variants) array.push_back(to_json(v));
+    for (const auto& v : *variants) {
+      auto item = to_json(v, buildable);
+      auto extra = std::find_if(extras.begin(), extras.end(), [&](const auto& b) { return b.name == v.name_text; });
+      if (extra != extras.end()) {
+        item["torch"] = extra->torch ? nlohmann::ordered_json(*extra->torch) : nlohmann::ordered_json(nullptr);
+        item["toolkit"] = extra->toolkit ? nlohmann::ordered_json(*extra->toolkit) : nlohmann::ordered_json(nullptr);
+        item["cpu"] = v.name.is_arch() ? nlohmann::ordered_json(v.name.cpu) : nlohmann::ordered_json(nullptr);
+        item["os"] = v.name.is_arch() ? nlohmann::ordered_json(v.name.os) : nlohmann::ordered_json(nullptr);
+        item["in_matrix"] = false;
+      }
+      array.push_back(std::move(item));
+    }
     std::printf("%s\n", array.dump(2).c_str());
+  } else if (marks) {
+    size_t width = 0;
+    for (const auto& v : *variants) width = std::max(width, v.name_text.size());
+    size_t count = 0;
+    for (const auto& v : *variants) {
+      const auto* found = buildable.find(v.name_text);
+      std::string mark = found ? "✓  " + found->toolchain : "-  no toolchain here";
+      if (found) ++count;
+      if (std::any_of(extras.begin(), extras.end(), [&](const auto& b) { return b.name == v.name_text; })) {
+        mark += "  [not in the reference matrix]";
+      }
+      std::printf("%-*s  %s\n", static_cast<int>(width), v.name_text.c_str(), mark.c_str());
+    }
+    std::fprintf(stderr, "%zu of %zu variant(s) buildable here; add toolchains with --python or --toolchains.\n", count,
+                 variants->size());
   } else {
     for (const auto& v : *variants) std::printf("%s\n", v.name_text.c_str());
   }
@@ -87,7 +161,12 @@ Action setup(CLI::App& app) {
   auto options = std::make_shared<Options>();
   app.add_option("KERNEL_DIR", options->dir, "Kernel directory (default: current directory)");
   app.add_flag("--arch", options->arch, "Print the arch-form name of every build set (devshell/testshell keys)");
-  app.add_flag("--json", options->json, "Print a JSON array of objects instead of names");
+  app.add_flag("--json", options->json,
+               "Print a JSON array of objects instead of names (with `buildable` and `toolchain` per variant)");
+  app.add_flag("--mark", options->mark,
+               "Mark the variants the configured toolchains can build here (default on a terminal)");
+  app.add_option("--python", options->pythons, "Python interpreter with torch to consider as a toolchain (repeatable)");
+  app.add_option("--toolchains", options->toolchains, "Toolchain registry file (default: $KERNEL_BUILDER_TOOLCHAINS)");
   return [options] { return list_variants(*options); };
 }
 
