@@ -210,6 +210,7 @@ Result<BuildSummary> run_build(const BuildOptions& options, BuildReporter& repor
   settings.concurrent_variants = std::max(1, std::min<int>(max_jobs, static_cast<int>(selected.size())));
   settings.memory_budget_gib = options.memory_budget_gib ? options.memory_budget_gib : available_memory_gib();
   settings.nvcc_threads = nvcc_threads_from_env();
+  settings.strict_manylinux = options.bundle;
   settings.use_compiler_cache = !options.no_cache;
   settings.import_check = !options.no_import_check;
   settings.skip_checks = options.skip_checks;

@@ -5,6 +5,7 @@
 #include <functional>
 #include <regex>
 
+#include "abi/check.h"
 #include "build/jobs.h"
 #include "build/project_checks.h"
 #include "build/staging.h"
@@ -272,6 +273,64 @@ util::Status import_check(const BuildSettings& s, const PlannedVariant& v, const
   return {};
 }
 
+// build-output.md §9 step 6: check-abi on the staged native files (abi-check.md), with the
+// stable-ABI target for stable-ABI variants and macOS 26.0 for Metal. Python- and Torch-ABI
+// violations fail the variant; manylinux ones only with strict_manylinux (see BuildSettings).
+util::Status abi_check(const BuildSettings& s, const PlannedVariant& v, const fs::path& staging) {
+  abi::CheckOptions options;
+  if (v.stable_abi) options.torch_stable_abi = std::to_string(v.stable_abi->major()) + "." + std::to_string(v.stable_abi->minor());
+  if (v.backend == Backend::metal) options.macos = "26.0";
+  std::vector<std::string> portability;
+  std::vector<std::string> breaking;
+  for (const auto& file : abi::native_files(staging)) {
+    auto report = abi::check_file(file, options);
+    if (!report) return std::move(report).error();
+    std::string name = file.filename().string();
+    for (const auto& violation : report->violations) {
+      switch (violation.kind) {
+        case abi::ViolationKind::manylinux:
+          portability.push_back(violation.symbol + ": " + violation.detail);
+          break;
+        case abi::ViolationKind::macos_missing:
+          breaking.push_back(name + ": no minimum macOS version");
+          break;
+        case abi::ViolationKind::macos_newer:
+          breaking.push_back(name + ": requires macOS " + violation.symbol + ", newer than " + options.macos);
+          break;
+        case abi::ViolationKind::python_newer:
+          breaking.push_back(name + ": " + violation.symbol + " is in Python's stable ABI only from " + violation.detail);
+          break;
+        case abi::ViolationKind::python_not_abi3:
+          breaking.push_back(name + ": " + violation.symbol + " is not in Python's stable ABI (abi3)");
+          break;
+        case abi::ViolationKind::torch_unstable:
+          breaking.push_back(name + ": not in Torch's stable ABI " + *options.torch_stable_abi + ": " + violation.symbol +
+                             (violation.detail.empty() ? "" : " (from torch " + violation.detail + ")"));
+          break;
+      }
+    }
+  }
+  auto with_details = [&](Error error, const std::vector<std::string>& lines) {
+    for (size_t i = 0; i < lines.size() && i < 8; ++i) error.causes.push_back(lines[i]);
+    if (lines.size() > 8) error.causes.push_back("... and " + std::to_string(lines.size() - 8) + " more");
+    return std::move(error).with_hint("`kernel-builder check-abi` prints the full report of built variants");
+  };
+  if (!breaking.empty()) return with_details(Error(ErrorKind::config, "Variant `" + v.name + "` fails the ABI check"), breaking);
+  if (portability.empty()) return {};
+  std::string summary = "needs newer symbol versions than " + options.manylinux + " allows (" +
+                        util::join(portability, ", ") +
+                        "): it loads here, but not on systems with an older glibc/libstdc++; release builds "
+                        "(--bundle) fail on this";
+  if (s.strict_manylinux) {
+    return with_details(Error(ErrorKind::config, "Variant `" + v.name + "` is not " + options.manylinux + "-compatible"),
+                        portability)
+        .with_hint("release builds (--bundle) must load on " + options.manylinux +
+                   " systems: build with a toolchain whose glibc/libstdc++ are that old (e.g. a manylinux_2_28 container)");
+  }
+  if (s.reporter) s.reporter->note(v.name + ": " + summary);
+  return {};
+}
+
 }  // namespace
 
 fs::path output_dir(const BuildSettings& settings) { return settings.project / "build"; }
@@ -355,6 +414,9 @@ Result<VariantResult> build_variant(const BuildSettings& s, const PlannedVariant
       s.reporter->note("skipping the import check of `" + v.name + "`: no interpreter for backend `" +
                        std::string(config::to_string(v.backend)) + "` is configured");
     }
+  }
+  if (!s.skip_checks && v.flavour != Flavour::noarch) {
+    if (auto checked = abi_check(s, v, staging); !checked) return fail(std::move(checked).error());
   }
   remove_python_caches(staging);
   auto digest = metadata::compute_digest(staging);

@@ -26,6 +26,9 @@ struct BuildSettings {
   int concurrent_variants = 1;  // variant builds running at the same time
   std::optional<double> memory_budget_gib;  // memory all compile jobs together may use
   int nvcc_threads = 1;         // NVCC_THREADS
+  // Release builds (--bundle): a variant that needs newer glibc/libstdc++ symbol versions than
+  // manylinux_2_28 fails; otherwise that is a note (it loads here, not on older systems).
+  bool strict_manylinux = false;
   bool use_compiler_cache = true;
   bool import_check = true;
   bool skip_checks = false;

@@ -32,3 +32,16 @@ def import_check_script(variant_dir: Path, ops_id: str, variable: str = "module"
         f"sys.modules[{ops_id!r}] = {variable}\n"
         f"spec.loader.exec_module({variable})\n"
     )
+
+
+def shape_error_script(call: str) -> str:
+    """Python code running `call` (the addone fixture with out of shape [3], input of shape [4]) and
+    asserting that the kernel's formatted TORCH_CHECK message reaches Python whole."""
+    return (
+        "try:\n"
+        f"    {call}\n"
+        "except RuntimeError as error:\n"
+        "    assert 'addone: out has shape [3], input has shape [4]' in str(error), str(error)\n"
+        "else:\n"
+        "    raise AssertionError('no error for mismatched shapes')\n"
+    )

@@ -1,0 +1,205 @@
+#include "abi/binary.h"
+
+#include <fcntl.h>
+#include <gelf.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <fstream>
+#include <map>
+
+namespace kb::abi {
+
+namespace fs = std::filesystem;
+using util::Error;
+using util::ErrorKind;
+using util::Result;
+
+namespace {
+
+Error malformed(const fs::path& path, const std::string& what) {
+  return Error(ErrorKind::io, "Cannot read `" + path.string() + "`").with_cause(what);
+}
+
+std::string elf_architecture(const GElf_Ehdr& header) {
+  switch (header.e_machine) {
+    case EM_X86_64: return "x86_64";
+    case EM_AARCH64: return "aarch64";
+    case EM_386: return "i686";
+    case EM_PPC64: return header.e_ident[EI_DATA] == ELFDATA2LSB ? "ppc64le" : "ppc64";
+    case EM_S390: return "s390x";
+    default: return "machine " + std::to_string(header.e_machine);
+  }
+}
+
+// Closes the descriptor and the libelf handle on every path.
+struct ElfHandle {
+  int fd = -1;
+  Elf* elf = nullptr;
+  ~ElfHandle() {
+    if (elf) elf_end(elf);
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+Result<BinaryInfo> read_elf(const fs::path& path) {
+  if (elf_version(EV_CURRENT) == EV_NONE) return Error(ErrorKind::io, "libelf is out of date");
+  ElfHandle handle;
+  handle.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (handle.fd < 0) return Error(ErrorKind::io, "Cannot open `" + path.string() + "` for reading").with_cause(std::strerror(errno));
+  handle.elf = elf_begin(handle.fd, ELF_C_READ, nullptr);
+  if (!handle.elf || elf_kind(handle.elf) != ELF_K_ELF) return malformed(path, "not a valid ELF file");
+  GElf_Ehdr header;
+  if (!gelf_getehdr(handle.elf, &header)) return malformed(path, elf_errmsg(-1));
+
+  BinaryInfo info;
+  info.format = Format::elf;
+  info.format_name = "ELF";
+  info.architecture = elf_architecture(header);
+
+  Elf_Scn* dynsym = nullptr;
+  Elf_Scn* versym = nullptr;
+  Elf_Scn* verneed = nullptr;
+  GElf_Shdr dynsym_header{};
+  GElf_Shdr verneed_header{};
+  for (Elf_Scn* section = elf_nextscn(handle.elf, nullptr); section; section = elf_nextscn(handle.elf, section)) {
+    GElf_Shdr section_header;
+    if (!gelf_getshdr(section, &section_header)) return malformed(path, elf_errmsg(-1));
+    if (section_header.sh_type == SHT_DYNSYM) dynsym = section, dynsym_header = section_header;
+    if (section_header.sh_type == SHT_GNU_versym) versym = section;
+    if (section_header.sh_type == SHT_GNU_verneed) verneed = section, verneed_header = section_header;
+  }
+  if (!dynsym) return info;  // a static object imports nothing dynamically
+
+  // Version index -> required version name, from .gnu.version_r.
+  std::map<unsigned, std::string> needed_versions;
+  if (verneed) {
+    Elf_Data* data = elf_getdata(verneed, nullptr);
+    size_t offset = 0;
+    for (size_t n = 0; data && n < verneed_header.sh_info; ++n) {
+      GElf_Verneed need;
+      if (!gelf_getverneed(data, static_cast<int>(offset), &need)) return malformed(path, "bad .gnu.version_r");
+      size_t aux_offset = offset + need.vn_aux;
+      for (unsigned a = 0; a < need.vn_cnt; ++a) {
+        GElf_Vernaux aux;
+        if (!gelf_getvernaux(data, static_cast<int>(aux_offset), &aux)) return malformed(path, "bad .gnu.version_r");
+        const char* name = elf_strptr(handle.elf, verneed_header.sh_link, aux.vna_name);
+        if (name) needed_versions[aux.vna_other & 0x7fff] = name;
+        if (aux.vna_next == 0) break;
+        aux_offset += aux.vna_next;
+      }
+      if (need.vn_next == 0) break;
+      offset += need.vn_next;
+    }
+  }
+
+  Elf_Data* symbols = elf_getdata(dynsym, nullptr);
+  Elf_Data* versions = versym ? elf_getdata(versym, nullptr) : nullptr;
+  size_t count = dynsym_header.sh_entsize ? dynsym_header.sh_size / dynsym_header.sh_entsize : 0;
+  for (size_t i = 1; symbols && i < count; ++i) {
+    GElf_Sym symbol;
+    if (!gelf_getsym(symbols, static_cast<int>(i), &symbol)) return malformed(path, "bad .dynsym");
+    if (symbol.st_shndx != SHN_UNDEF) continue;
+    const char* name = elf_strptr(handle.elf, dynsym_header.sh_link, symbol.st_name);
+    if (!name || !*name) continue;
+    ImportedSymbol imported{name, std::nullopt};
+    GElf_Versym version;
+    if (versions && gelf_getversym(versions, static_cast<int>(i), &version)) {
+      auto found = needed_versions.find(version & 0x7fff);
+      if (found != needed_versions.end()) imported.version = found->second;
+    }
+    info.imports.push_back(std::move(imported));
+  }
+  return info;
+}
+
+// Little-endian fixed-width reads from a byte buffer, bounds-checked by the caller's `fits`.
+uint32_t u32(const std::string& bytes, size_t at) {
+  uint32_t value;
+  std::memcpy(&value, bytes.data() + at, 4);
+  return value;
+}
+
+std::string version_text(uint32_t packed) {
+  return std::to_string(packed >> 16) + "." + std::to_string((packed >> 8) & 0xff) + "." + std::to_string(packed & 0xff);
+}
+
+Result<BinaryInfo> read_macho(const fs::path& path, std::string bytes, bool is64) {
+  constexpr uint32_t kSymtab = 0x2, kVersionMinMacos = 0x24, kBuildVersion = 0x32;
+  auto fits = [&](size_t at, size_t size) { return at <= bytes.size() && size <= bytes.size() - at; };
+  const size_t header_size = is64 ? 32 : 28;
+  if (!fits(0, header_size)) return malformed(path, "truncated Mach-O header");
+  BinaryInfo info;
+  info.format = is64 ? Format::macho64 : Format::macho32;
+  info.format_name = is64 ? "Mach-O 64-bit" : "Mach-O 32-bit";
+  info.architecture = "cputype " + std::to_string(u32(bytes, 4));
+  uint32_t ncmds = u32(bytes, 16);
+  size_t at = header_size;
+  std::optional<std::string> version_min;
+  for (uint32_t c = 0; c < ncmds; ++c) {
+    if (!fits(at, 8)) return malformed(path, "truncated load command");
+    uint32_t cmd = u32(bytes, at), size = u32(bytes, at + 4);
+    if (size < 8 || !fits(at, size)) return malformed(path, "bad load command size");
+    if (cmd == kBuildVersion && size >= 16) info.macos_minos = version_text(u32(bytes, at + 12));
+    if (cmd == kVersionMinMacos && size >= 16) version_min = version_text(u32(bytes, at + 8));
+    if (cmd == kSymtab && size >= 24) {
+      uint32_t symoff = u32(bytes, at + 8), nsyms = u32(bytes, at + 12), stroff = u32(bytes, at + 16),
+               strsize = u32(bytes, at + 20);
+      const size_t entry = is64 ? 16 : 12;
+      if (!fits(symoff, static_cast<size_t>(nsyms) * entry) || !fits(stroff, strsize)) {
+        return malformed(path, "symbol table out of bounds");
+      }
+      for (uint32_t s = 0; s < nsyms; ++s) {
+        size_t base = symoff + static_cast<size_t>(s) * entry;
+        uint32_t strx = u32(bytes, base);
+        auto type = static_cast<uint8_t>(bytes[base + 4]);
+        // Undefined external symbols: no stab bits, type N_UNDF, N_EXT set.
+        if ((type & 0xe0) != 0 || (type & 0x0e) != 0 || (type & 0x01) == 0 || strx >= strsize) continue;
+        const char* start = bytes.data() + stroff + strx;
+        std::string name(start, strnlen(start, strsize - strx));
+        if (!name.empty() && name[0] == '_') name.erase(0, 1);
+        if (!name.empty()) info.imports.push_back({std::move(name), std::nullopt});
+      }
+    }
+    at += size;
+  }
+  // Ours also accepts the older LC_VERSION_MIN_MACOSX (abi-check.md §3 MAY).
+  if (!info.macos_minos) info.macos_minos = version_min;
+  return info;
+}
+
+}  // namespace
+
+Result<BinaryInfo> read_binary(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Error(ErrorKind::io, "Cannot open `" + path.string() + "` for reading");
+  char magic[4] = {};
+  in.read(magic, 4);
+  Result<BinaryInfo> result = BinaryInfo{};
+  if (in.gcount() == 4 && std::memcmp(magic, "\x7f" "ELF", 4) == 0) {
+    result = read_elf(path);
+  } else {
+    uint32_t word = 0;
+    std::memcpy(&word, magic, 4);
+    if (in.gcount() == 4 && (word == 0xfeedfacf || word == 0xfeedface)) {
+      in.seekg(0);
+      std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      result = read_macho(path, std::move(bytes), word == 0xfeedfacf);
+    } else {
+      BinaryInfo other;
+      other.format_name = (word == 0xbebafeca || word == 0xcafebabe) ? "Mach-O universal"
+                          : (magic[0] == 'M' && magic[1] == 'Z') ? "PE"
+                                                                  : "unknown";
+      return other;
+    }
+  }
+  if (!result) return result;
+  std::sort(result->imports.begin(), result->imports.end(), [](const ImportedSymbol& a, const ImportedSymbol& b) {
+    return std::tie(a.name, a.version) < std::tie(b.name, b.version);
+  });
+  return result;
+}
+
+}  // namespace kb::abi

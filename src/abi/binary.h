@@ -1,0 +1,37 @@
+// What `check-abi` needs from a native file (abi-check.md §1): its format, its CPU architecture,
+// the symbols it imports (with their version requirement, ELF) and, for Mach-O, the minimum macOS
+// version. ELF is read with libelf from the dynamic symbol table and its version sections
+// (`.dynsym` + `.gnu.version` + `.gnu.version_r`), which also works on stripped files. Mach-O has
+// no library in Debian; its header, load commands and symbol table are read here (a few fixed
+// little-endian structures, bounds-checked).
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "util/result.h"
+
+namespace kb::abi {
+
+enum class Format { elf, macho64, macho32, other };
+
+struct ImportedSymbol {
+  std::string name;                    // Mach-O names lose one leading '_'
+  std::optional<std::string> version;  // ELF version requirement, e.g. "GLIBC_2.14"
+};
+
+struct BinaryInfo {
+  Format format = Format::other;
+  std::string format_name;   // "ELF", "Mach-O 64-bit", "Mach-O 32-bit", or a description of the file
+  std::string architecture;  // ELF: x86_64, aarch64, i686, ppc64, ppc64le, s390x; else the e_machine number
+  std::vector<ImportedSymbol> imports;  // sorted by name, then version
+  std::optional<std::string> macos_minos;  // LC_BUILD_VERSION minos ("26.0", "15.0.1"), Mach-O only
+};
+
+// Reads `path`. Files that are neither ELF nor Mach-O give Format::other (not an error); a
+// truncated or malformed ELF/Mach-O file is an error.
+util::Result<BinaryInfo> read_binary(const std::filesystem::path& path);
+
+}  // namespace kb::abi
