@@ -219,6 +219,11 @@ Result<BuildSummary> run_build(const BuildOptions& options, BuildReporter& repor
   fs::create_directories(project / "build", ec);
 
   BuildSummary summary;
+  for (const auto& m : plan->missing) summary.not_built.push_back(m.name);
+  for (const auto& v : plan->variants) {
+    bool chosen = std::any_of(selected.begin(), selected.end(), [&](const PlannedVariant& s) { return s.name == v.name; });
+    if (!chosen) summary.not_built.push_back(v.name);
+  }
   std::vector<Error> errors;
   std::mutex mutex;
   std::atomic<size_t> next{0};

@@ -38,6 +38,9 @@ struct BuildOptions {
 struct BuildSummary {
   std::vector<std::string> built;
   std::vector<std::string> up_to_date;
+  // Variants this run did not produce although the kernel has them: bundle variants of the
+  // reference matrix without a toolchain here, and, with --variant, the unselected ones.
+  std::vector<std::string> not_built;
 };
 
 // Interpreters from a toolchain registry file: {"format_version": 1, "toolchains": [{"python": P}, ...]}.

@@ -124,7 +124,7 @@ inline void add_build_flags(CLI::App& app, BuildCommandOptions& o, bool with_var
   app.add_flag("--skip-missing", o.build.skip_missing, "With --bundle: skip variants without a toolchain");
 }
 
-inline int run_build_command(BuildCommandOptions& o) {
+inline int run_build_command(BuildCommandOptions& o, build::BuildSummary* summary_out = nullptr) {
   o.build.kernel_dir = o.kernel_dir;
   if (!o.toolchains.empty()) o.build.toolchains_file = o.toolchains;
   if (!o.unique_id.empty()) o.build.unique_id = o.unique_id;
@@ -143,6 +143,7 @@ inline int run_build_command(BuildCommandOptions& o) {
   if (!summary) return report_error(summary.error());
   std::cerr << "Built " << summary->built.size() << " variant(s), " << summary->up_to_date.size()
             << " up to date, in " << (std::filesystem::path(o.kernel_dir) / "build").string() << "\n";
+  if (summary_out) *summary_out = *summary;
   return 0;
 }
 
