@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "util/embedded.h"
+#include "util/fs.h"
 #include "util/strings.h"
 
 namespace kb::abi::data {
@@ -198,12 +199,11 @@ Result<FileReport> check_file(const fs::path& path, const CheckOptions& options)
 
 std::vector<fs::path> native_files(const fs::path& variant_dir) {
   std::vector<fs::path> out;
-  std::error_code ec;
-  for (auto it = fs::recursive_directory_iterator(variant_dir, ec); !ec && it != fs::recursive_directory_iterator();
-       it.increment(ec)) {
-    if (!it->is_regular_file(ec) || it->is_symlink(ec)) continue;
-    auto extension = it->path().extension();
-    if (extension == ".so" || extension == ".pyd") out.push_back(it->path());
+  for (const auto& relative : util::list_files_recursive(variant_dir)) {
+    fs::path path = variant_dir / relative;
+    std::error_code ec;
+    if (fs::is_symlink(path, ec)) continue;
+    if (path.extension() == ".so" || path.extension() == ".pyd") out.push_back(std::move(path));
   }
   std::sort(out.begin(), out.end());
   return out;
