@@ -44,15 +44,10 @@ struct ElfHandle {
   }
 };
 
-Result<BinaryInfo> read_elf(const fs::path& path) {
-  if (elf_version(EV_CURRENT) == EV_NONE) return Error(ErrorKind::io, "libelf is out of date");
-  ElfHandle handle;
-  handle.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (handle.fd < 0) return Error(ErrorKind::io, "Cannot open `" + path.string() + "` for reading").with_cause(std::strerror(errno));
-  handle.elf = elf_begin(handle.fd, ELF_C_READ, nullptr);
-  if (!handle.elf || elf_kind(handle.elf) != ELF_K_ELF) return malformed(path, "not a valid ELF file");
+Result<BinaryInfo> read_elf_handle(Elf* elf, const fs::path& path) {
+  if (!elf || elf_kind(elf) != ELF_K_ELF) return malformed(path, "not a valid ELF file");
   GElf_Ehdr header;
-  if (!gelf_getehdr(handle.elf, &header)) return malformed(path, elf_errmsg(-1));
+  if (!gelf_getehdr(elf, &header)) return malformed(path, elf_errmsg(-1));
 
   BinaryInfo info;
   info.format = Format::elf;
@@ -64,7 +59,7 @@ Result<BinaryInfo> read_elf(const fs::path& path) {
   Elf_Scn* verneed = nullptr;
   GElf_Shdr dynsym_header{};
   GElf_Shdr verneed_header{};
-  for (Elf_Scn* section = elf_nextscn(handle.elf, nullptr); section; section = elf_nextscn(handle.elf, section)) {
+  for (Elf_Scn* section = elf_nextscn(elf, nullptr); section; section = elf_nextscn(elf, section)) {
     GElf_Shdr section_header;
     if (!gelf_getshdr(section, &section_header)) return malformed(path, elf_errmsg(-1));
     if (section_header.sh_type == SHT_DYNSYM) dynsym = section, dynsym_header = section_header;
@@ -85,7 +80,7 @@ Result<BinaryInfo> read_elf(const fs::path& path) {
       for (unsigned a = 0; a < need.vn_cnt; ++a) {
         GElf_Vernaux aux;
         if (!gelf_getvernaux(data, static_cast<int>(aux_offset), &aux)) return malformed(path, "bad .gnu.version_r");
-        const char* name = elf_strptr(handle.elf, verneed_header.sh_link, aux.vna_name);
+        const char* name = elf_strptr(elf, verneed_header.sh_link, aux.vna_name);
         if (name) needed_versions[aux.vna_other & 0x7fff] = name;
         if (aux.vna_next == 0) break;
         aux_offset += aux.vna_next;
@@ -102,7 +97,7 @@ Result<BinaryInfo> read_elf(const fs::path& path) {
     GElf_Sym symbol;
     if (!gelf_getsym(symbols, static_cast<int>(i), &symbol)) return malformed(path, "bad .dynsym");
     if (symbol.st_shndx != SHN_UNDEF) continue;
-    const char* name = elf_strptr(handle.elf, dynsym_header.sh_link, symbol.st_name);
+    const char* name = elf_strptr(elf, dynsym_header.sh_link, symbol.st_name);
     if (!name || !*name) continue;
     ImportedSymbol imported{name, std::nullopt};
     GElf_Versym version;
@@ -115,8 +110,25 @@ Result<BinaryInfo> read_elf(const fs::path& path) {
   return info;
 }
 
+Result<BinaryInfo> read_elf(const fs::path& path) {
+  if (elf_version(EV_CURRENT) == EV_NONE) return Error(ErrorKind::io, "libelf is out of date");
+  ElfHandle handle;
+  handle.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (handle.fd < 0) return Error(ErrorKind::io, "Cannot open `" + path.string() + "` for reading").with_cause(std::strerror(errno));
+  handle.elf = elf_begin(handle.fd, ELF_C_READ, nullptr);
+  return read_elf_handle(handle.elf, path);
+}
+
+Result<BinaryInfo> read_elf_memory(std::string_view bytes, const fs::path& label) {
+  if (elf_version(EV_CURRENT) == EV_NONE) return Error(ErrorKind::io, "libelf is out of date");
+  std::string copy(bytes);  // elf_memory wants a mutable buffer that outlives the handle
+  ElfHandle handle;
+  handle.elf = elf_memory(copy.data(), copy.size());
+  return read_elf_handle(handle.elf, label);
+}
+
 // Little-endian fixed-width reads from a byte buffer, bounds-checked by the caller's `fits`.
-uint32_t u32(const std::string& bytes, size_t at) {
+uint32_t u32(std::string_view bytes, size_t at) {
   uint32_t value;
   std::memcpy(&value, bytes.data() + at, 4);
   return value;
@@ -126,7 +138,7 @@ std::string version_text(uint32_t packed) {
   return std::to_string(packed >> 16) + "." + std::to_string((packed >> 8) & 0xff) + "." + std::to_string(packed & 0xff);
 }
 
-Result<BinaryInfo> read_macho(const fs::path& path, std::string bytes, bool is64) {
+Result<BinaryInfo> read_macho(const fs::path& path, std::string_view bytes, bool is64) {
   constexpr uint32_t kSymtab = 0x2, kVersionMinMacos = 0x24, kBuildVersion = 0x32;
   auto fits = [&](size_t at, size_t size) { return at <= bytes.size() && size <= bytes.size() - at; };
   const size_t header_size = is64 ? 32 : 28;
@@ -172,34 +184,67 @@ Result<BinaryInfo> read_macho(const fs::path& path, std::string bytes, bool is64
 
 }  // namespace
 
-Result<BinaryInfo> read_binary(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error(ErrorKind::io, "Cannot open `" + path.string() + "` for reading");
-  char magic[4] = {};
-  in.read(magic, 4);
-  Result<BinaryInfo> result = BinaryInfo{};
-  if (in.gcount() == 4 && std::memcmp(magic, "\x7f" "ELF", 4) == 0) {
-    result = read_elf(path);
-  } else {
-    uint32_t word = 0;
-    std::memcpy(&word, magic, 4);
-    if (in.gcount() == 4 && (word == 0xfeedfacf || word == 0xfeedface)) {
-      in.seekg(0);
-      std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-      result = read_macho(path, std::move(bytes), word == 0xfeedfacf);
-    } else {
-      BinaryInfo other;
-      other.format_name = (word == 0xbebafeca || word == 0xcafebabe) ? "Mach-O universal"
-                          : (magic[0] == 'M' && magic[1] == 'Z') ? "PE"
-                                                                  : "unknown";
-      return other;
-    }
-  }
+namespace {
+
+enum class Sniffed { elf, macho64, macho32, other };
+
+Sniffed sniff(std::string_view head) {
+  if (head.size() >= 4 && head.substr(0, 4) == std::string_view("\x7f" "ELF", 4)) return Sniffed::elf;
+  if (head.size() < 4) return Sniffed::other;
+  uint32_t word = u32(head, 0);
+  if (word == 0xfeedfacf) return Sniffed::macho64;
+  if (word == 0xfeedface) return Sniffed::macho32;
+  return Sniffed::other;
+}
+
+BinaryInfo other_format(std::string_view head) {
+  BinaryInfo other;
+  uint32_t word = head.size() >= 4 ? u32(head, 0) : 0;
+  other.format_name = (word == 0xbebafeca || word == 0xcafebabe) ? "Mach-O universal"
+                      : (head.size() >= 2 && head[0] == 'M' && head[1] == 'Z') ? "PE"
+                                                                              : "unknown";
+  return other;
+}
+
+Result<BinaryInfo> sorted(Result<BinaryInfo> result) {
   if (!result) return result;
   std::sort(result->imports.begin(), result->imports.end(), [](const ImportedSymbol& a, const ImportedSymbol& b) {
     return std::tie(a.name, a.version) < std::tie(b.name, b.version);
   });
   return result;
+}
+
+}  // namespace
+
+Result<BinaryInfo> read_binary(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Error(ErrorKind::io, "Cannot open `" + path.string() + "` for reading");
+  char head[4] = {};
+  in.read(head, 4);
+  std::string_view magic(head, static_cast<size_t>(in.gcount()));
+  switch (sniff(magic)) {
+    case Sniffed::elf:
+      return sorted(read_elf(path));  // libelf reads the file itself, lazily
+    case Sniffed::macho64:
+    case Sniffed::macho32: {
+      in.seekg(0);
+      std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      return sorted(read_macho(path, bytes, sniff(magic) == Sniffed::macho64));
+    }
+    case Sniffed::other:
+      break;
+  }
+  return other_format(magic);
+}
+
+Result<BinaryInfo> parse_binary(std::string_view bytes, const std::string& label) {
+  switch (sniff(bytes)) {
+    case Sniffed::elf: return sorted(read_elf_memory(bytes, label));
+    case Sniffed::macho64: return sorted(read_macho(label, bytes, true));
+    case Sniffed::macho32: return sorted(read_macho(label, bytes, false));
+    case Sniffed::other: break;
+  }
+  return other_format(bytes);
 }
 
 }  // namespace kb::abi

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "util/result.h"
@@ -33,5 +34,8 @@ struct BinaryInfo {
 // Reads `path`. Files that are neither ELF nor Mach-O give Format::other (not an error); a
 // truncated or malformed ELF/Mach-O file is an error.
 util::Result<BinaryInfo> read_binary(const std::filesystem::path& path);
+
+// The same for bytes in memory (`label` names them in errors); the fuzz target's entry point.
+util::Result<BinaryInfo> parse_binary(std::string_view bytes, const std::string& label);
 
 }  // namespace kb::abi
