@@ -229,7 +229,7 @@ Result<BinaryInfo> read_binary(const fs::path& path) {
     case Sniffed::macho32: {
       in.seekg(0);
       std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-      return sorted(read_macho(path, bytes, sniff(magic) == Sniffed::macho64));
+      return parse_binary(bytes, path.string());
     }
     case Sniffed::other:
       break;

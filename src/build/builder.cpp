@@ -114,16 +114,12 @@ Result<BuildableVariants> buildable_variants(const config::BuildConfig& config, 
   auto plan = plan_build(config, toolchains);
   if (!plan) return std::move(plan).error();
   for (const auto& v : plan->variants) {
-    BuildableVariant entry{v.name, "no compilation (noarch)", v.backend, std::nullopt, std::nullopt};
+    BuildableVariant entry{v.name, "no compilation (noarch)", v.backend};
     if (v.flavour != Flavour::noarch && v.toolchain) {
       const Toolchain& t = *v.toolchain;
       entry.toolchain = t.python.string() + " (torch " + t.torch_version;
       if (v.backend == config::Backend::cuda && t.cuda) entry.toolchain += ", nvcc " + t.cuda->version.to_string();
       entry.toolchain += ")";
-      entry.torch = t.torch_major_minor().to_string();
-      if (v.backend == config::Backend::cuda) entry.toolkit = t.torch_cuda;
-      if (v.backend == config::Backend::rocm) entry.toolkit = t.torch_hip;
-      if (v.backend == config::Backend::xpu) entry.toolkit = t.torch_xpu;
     }
     out.variants.push_back(std::move(entry));
   }

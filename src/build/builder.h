@@ -57,8 +57,6 @@ struct BuildableVariant {
   std::string name;
   std::string toolchain;
   config::Backend backend = config::Backend::cpu;
-  std::optional<std::string> torch;    // "2.11" (arch variants)
-  std::optional<std::string> toolkit;  // torch's CUDA/ROCm/XPU version, e.g. "13.0"
 };
 struct BuildableVariants {
   std::vector<BuildableVariant> variants;  // in build order

@@ -39,6 +39,9 @@ std::string toolkit_text(const config::Version& version) {
   return text;
 }
 
+// Only variants added from the toolchains lack a build set among the arch variants.
+bool outside_matrix(const variant::ProjectVariant& v) { return v.name.is_arch() && !v.build_set; }
+
 nlohmann::ordered_json to_json(const variant::ProjectVariant& v, const build::BuildableVariants& buildable) {
   nlohmann::ordered_json out = nlohmann::ordered_json::object();
   out["name"] = v.name_text;
@@ -53,13 +56,19 @@ nlohmann::ordered_json to_json(const variant::ProjectVariant& v, const build::Bu
     if (v.build_set->toolkit) out["toolkit"] = toolkit_text(*v.build_set->toolkit);
     out["cpu"] = v.build_set->cpu;
     out["os"] = v.build_set->os;
+  } else if (v.name.is_arch()) {
+    // A toolchain's variant outside the reference matrix: everything comes from its name.
+    if (v.name.framework_version) out["torch"] = v.name.framework_version->to_string();
+    if (v.name.compute.version) out["toolkit"] = v.name.compute.version->to_string();
+    out["cpu"] = v.name.cpu;
+    out["os"] = v.name.os;
   }
   out["bundle"] = v.bundle;
   if (v.buildable_here) {
     out["buildable"] = *v.buildable_here;
     const auto* found = buildable.find(v.name_text);
     out["toolchain"] = found ? nlohmann::ordered_json(found->toolchain) : nlohmann::ordered_json(nullptr);
-    out["in_matrix"] = true;
+    out["in_matrix"] = !outside_matrix(v);
   }
   return out;
 }
@@ -89,7 +98,6 @@ int list_variants(const Options& options) {
   if (!variants) return report_error(variants.error());
   for (const auto& warning : warnings) std::fprintf(stderr, "warning: %s\n", warning.c_str());
 
-  std::vector<build::BuildableVariant> extras;
   const bool marks = !options.arch && !options.json && (options.mark || ::isatty(STDOUT_FILENO));
   build::BuildableVariants buildable;
   if (!options.arch && (marks || options.json)) {
@@ -117,24 +125,12 @@ int list_variants(const Options& options) {
       extra.backend = b.backend;
       extra.buildable_here = true;
       variants->push_back(std::move(extra));
-      extras.push_back(b);
     }
   }
 
   if (options.json) {
     nlohmann::ordered_json array = nlohmann::ordered_json::array();
-    for (const auto& v : *variants) {
-      auto item = to_json(v, buildable);
-      auto extra = std::find_if(extras.begin(), extras.end(), [&](const auto& b) { return b.name == v.name_text; });
-      if (extra != extras.end()) {
-        item["torch"] = extra->torch ? nlohmann::ordered_json(*extra->torch) : nlohmann::ordered_json(nullptr);
-        item["toolkit"] = extra->toolkit ? nlohmann::ordered_json(*extra->toolkit) : nlohmann::ordered_json(nullptr);
-        item["cpu"] = v.name.is_arch() ? nlohmann::ordered_json(v.name.cpu) : nlohmann::ordered_json(nullptr);
-        item["os"] = v.name.is_arch() ? nlohmann::ordered_json(v.name.os) : nlohmann::ordered_json(nullptr);
-        item["in_matrix"] = false;
-      }
-      array.push_back(std::move(item));
-    }
+    for (const auto& v : *variants) array.push_back(to_json(v, buildable));
     std::printf("%s\n", array.dump(2).c_str());
   } else if (marks) {
     size_t width = 0;
@@ -144,9 +140,7 @@ int list_variants(const Options& options) {
       const auto* found = buildable.find(v.name_text);
       std::string mark = found ? "✓  " + found->toolchain : "-  no toolchain here";
       if (found) ++count;
-      if (std::any_of(extras.begin(), extras.end(), [&](const auto& b) { return b.name == v.name_text; })) {
-        mark += "  [not in the reference matrix]";
-      }
+      if (outside_matrix(v)) mark += "  [not in the reference matrix]";
       std::printf("%-*s  %s\n", static_cast<int>(width), v.name_text.c_str(), mark.c_str());
     }
     std::fprintf(stderr, "%zu of %zu variant(s) buildable here; add toolchains with --python or --toolchains.\n", count,
