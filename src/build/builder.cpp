@@ -45,6 +45,25 @@ Result<std::vector<std::string>> interpreters(const BuildOptions& options) {
   return out;
 }
 
+// Probes every configured interpreter (`cache_dir` empty: no probe cache). An interpreter that
+// cannot be used is an error, or, with `problems`, a line there and skipped.
+Result<std::vector<Toolchain>> probe_toolchains(const BuildOptions& options, const fs::path& cache_dir,
+                                                std::vector<std::string>* problems) {
+  auto pythons = interpreters(options);
+  if (!pythons) return std::move(pythons).error();
+  std::vector<Toolchain> toolchains;
+  for (const auto& python : *pythons) {
+    auto toolchain = probe_toolchain(python, cache_dir);
+    if (!toolchain) {
+      if (!problems) return std::move(toolchain).error();
+      problems->push_back(python + ": " + toolchain.error().message);
+      continue;
+    }
+    toolchains.push_back(std::move(*toolchain));
+  }
+  return toolchains;
+}
+
 // Writes the filled CARD.md (build-output.md §2.4; a card that cannot be filled is a note, not a
 // failed build) and copies benchmarks/benchmark*.py.
 util::Status copy_bundle_extras(const config::BuildConfig& config, const fs::path& project, const fs::path& out_dir,
@@ -98,18 +117,10 @@ Result<std::vector<std::string>> read_toolchain_registry(const fs::path& file) {
 }
 
 Result<BuildableVariants> buildable_variants(const config::BuildConfig& config, const BuildOptions& options) {
-  auto pythons = interpreters(options);
-  if (!pythons) return std::move(pythons).error();
   BuildableVariants out;
-  std::vector<Toolchain> toolchains;
-  for (const auto& python : *pythons) {
-    auto toolchain = probe_toolchain(python, {});
-    if (!toolchain) {
-      out.problems.push_back(python + ": " + toolchain.error().message);
-      continue;
-    }
-    toolchains.push_back(std::move(*toolchain));
-  }
+  auto detected = probe_toolchains(options, {}, &out.problems);
+  if (!detected) return std::move(detected).error();
+  const std::vector<Toolchain>& toolchains = *detected;
   if (toolchains.empty()) return out;
   auto plan = plan_build(config, toolchains);
   if (!plan) return std::move(plan).error();
@@ -142,14 +153,9 @@ Result<BuildSummary> run_build(const BuildOptions& options, BuildReporter& repor
   if (!config) return std::move(config).error();
 
   // Toolchains (probe results cached under build/.kb so a no-op build skips `import torch`).
-  auto pythons = interpreters(options);
-  if (!pythons) return std::move(pythons).error();
-  std::vector<Toolchain> toolchains;
-  for (const auto& python : *pythons) {
-    auto toolchain = probe_toolchain(python, project / "build" / ".kb" / "toolchains");
-    if (!toolchain) return std::move(toolchain).error();
-    toolchains.push_back(std::move(*toolchain));
-  }
+  auto detected = probe_toolchains(options, project / "build" / ".kb" / "toolchains", nullptr);
+  if (!detected) return std::move(detected).error();
+  const std::vector<Toolchain>& toolchains = *detected;
   auto plan = plan_build(*config, toolchains);
   if (!plan) return std::move(plan).error();
   for (const auto& note : plan->notes) reporter.note(note);
