@@ -20,6 +20,7 @@ enum class ErrorKind {
   not_found,    // repo, revision, file or variant missing
   permission,   // auth / access
   integrity,    // digest or hash mismatch
+  invalid,      // malformed input from a peer: a request body, a name, a listing from a Hub
 };
 
 struct Error {

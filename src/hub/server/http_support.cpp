@@ -77,12 +77,6 @@ std::string bearer_token(const httplib::Request& request) {
   return "";
 }
 
-std::string base_url(const httplib::Request& request) {
-  std::string host = request.get_header_value("Host");
-  if (host.empty()) host = request.local_addr + ":" + std::to_string(request.local_port);
-  return "http://" + host;
-}
-
 void reply_json(httplib::Response& response, int status, const nlohmann::json& body) {
   response.status = status;
   response.set_content(body.dump(), "application/json");

@@ -1,6 +1,6 @@
 // Small HTTP helpers of the Hub server: percent-decoding of raw path segments, boolean query
 // parameters in every spelling clients send, JSON error replies with X-Error-Code, bearer
-// tokens, and the absolute base URL used in Link headers and returned URLs.
+// and tokens.
 #pragma once
 
 #include <optional>
@@ -27,9 +27,6 @@ bool bool_param(const httplib::Request& request, const std::string& name, bool f
 
 // Token from "Authorization: Bearer <token>" (empty if none).
 std::string bearer_token(const httplib::Request& request);
-
-// "http://<Host header>" (the address the client used), for absolute URLs.
-std::string base_url(const httplib::Request& request);
 
 void reply_json(httplib::Response& response, int status, const nlohmann::json& body);
 // {"error": message} plus X-Error-Code when `code` is not empty.

@@ -171,7 +171,7 @@ void HubService::tree(const httplib::Request& request, httplib::Response& respon
     ++index;
   }
   if (start + page < total) {
-    std::string next = base_url(request) + request.target.substr(0, request.target.find('?')) +
+    std::string next = public_url_ + request.target.substr(0, request.target.find('?')) +
                        "?recursive=" + (recursive ? "true" : "false") + "&expand=" + (expand ? "true" : "false") +
                        "&cursor=" + std::to_string(start + page);
     response.set_header("Link", "<" + next + ">; rel=\"next\"");

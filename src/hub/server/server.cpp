@@ -30,7 +30,7 @@ util::Status serve(const ServerOptions& options, const std::function<void(int po
   if (ec) {
     return util::Error(util::ErrorKind::io, "Cannot create hub root `" + options.root.string() + "`: " + ec.message());
   }
-  auto service = std::make_shared<HubService>(options.root);
+  auto service = std::make_shared<HubService>(options.root, options.limits);
   httplib::Server http;
   int threads = options.threads;
   http.new_task_queue = [threads] { return new httplib::ThreadPool(static_cast<size_t>(threads)); };
@@ -63,6 +63,15 @@ util::Status serve(const ServerOptions& options, const std::function<void(int po
     return util::Error(util::ErrorKind::network, "Cannot bind to " + options.host + ":" + std::to_string(port))
         .with_hint("is another server already listening on that port?");
   }
+  std::string public_url = options.public_url;
+  if (public_url.empty()) {
+    bool wildcard = options.host == "0.0.0.0" || options.host == "::" || options.host.empty();
+    std::string host = wildcard ? "127.0.0.1" : options.host;
+    if (host.find(':') != std::string::npos) host = "[" + host + "]";
+    public_url = "http://" + host + ":" + std::to_string(port);
+  }
+  while (!public_url.empty() && public_url.back() == '/') public_url.pop_back();
+  service->set_public_url(public_url);
   on_listening(port);
   if (!http.listen_after_bind()) return util::Error(util::ErrorKind::network, "Server stopped unexpectedly");
   return {};

@@ -5,6 +5,7 @@
 #include <functional>
 #include <string>
 
+#include "hub/server/service.h"
 #include "util/result.h"
 
 namespace kb::hub::server {
@@ -14,6 +15,11 @@ struct ServerOptions {
   std::string host = "127.0.0.1";
   int port = 0;        // 0: pick a free port
   int threads = 32;    // worker threads (concurrent connections served)
+  // Base of returned URLs; empty: http://<host>:<port> (127.0.0.1 for a wildcard host).
+  std::string public_url;
+  HubLimits limits;
+  int keep_alive_timeout = 5;   // seconds an idle keep-alive connection stays open
+  int max_connections = 4096;   // open connections; more are answered 503 and closed
 };
 
 // Binds, calls `on_listening(port)` once accepting, and serves until the process ends.

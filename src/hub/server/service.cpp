@@ -51,7 +51,8 @@ std::pair<std::string, size_t> split_revision(const std::vector<std::string>& se
   return {head, first + 1};
 }
 
-HubService::HubService(std::filesystem::path root) : store_(root), accounts_(root) {}
+HubService::HubService(std::filesystem::path root, HubLimits limits)
+    : limits_(limits), store_(root), accounts_(root) {}
 
 bool HubService::caller_of(const httplib::Request& request, httplib::Response& response,
                            std::optional<storage::User>& caller) {

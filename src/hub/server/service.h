@@ -5,6 +5,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <map>
 #include <mutex>
@@ -19,6 +20,14 @@
 
 namespace kb::hub::server {
 
+// Limits of what one request or user may store (docs/hub-security.md); `kernel-hub serve` flags.
+struct HubLimits {
+  uint64_t max_file_size = uint64_t{10} << 30;     // one file (LFS object or inline content)
+  uint64_t max_request_body = uint64_t{64} << 20;  // any non-upload request body
+  size_t max_files_per_commit = 10000;             // operations in one commit
+  uint64_t quota = uint64_t{100} << 30;            // bytes of distinct objects one user uploaded; 0: none
+};
+
 // The parts of a repository URL that every repo-scoped handler needs.
 struct RepoRequest {
   storage::RepoId repo;
@@ -27,7 +36,13 @@ struct RepoRequest {
 
 class HubService {
  public:
-  explicit HubService(std::filesystem::path root);
+  HubService(std::filesystem::path root, HubLimits limits);
+
+  // The base of every absolute URL the service returns ("http://hub.example:8000"), from
+  // configuration only: the Host header of a request is never used.
+  void set_public_url(std::string url) { public_url_ = std::move(url); }
+  const std::string& public_url() const { return public_url_; }
+  const HubLimits& limits() const { return limits_; }
 
   void handle_get(const httplib::Request& request, httplib::Response& response);
   void handle_post(const httplib::Request& request, httplib::Response& response);
@@ -73,6 +88,8 @@ class HubService {
   std::string issue_ticket(const std::string& sha256, uint64_t size);
   std::optional<UploadTicket> find_ticket(const std::string& ticket);
 
+  HubLimits limits_;
+  std::string public_url_;
   storage::RepoStore store_;
   storage::Accounts accounts_;
   std::mutex tickets_guard_;

@@ -54,7 +54,7 @@ void HubService::create_repo(const httplib::Request& request, httplib::Response&
   }
   bool is_private = body.value("private", false) || body.value("visibility", "") == "private";
   storage::RepoId repo{type, name_space, name};
-  std::string url = base_url(request) + web_prefix(repo) + repo.full();
+  std::string url = public_url_ + web_prefix(repo) + repo.full();
   if (!storage::Accounts::is_member(*caller, name_space)) {
     return reply_error(response, 403, "", "You don't have the rights to create a repository under `" + name_space + "`");
   }
@@ -118,7 +118,7 @@ void HubService::lfs_batch(const httplib::Request& request, httplib::Response& r
     return reply_error(response, 400, "", "Only the `upload` operation is supported");
   }
   json objects = json::array();
-  std::string base = base_url(request) + "/api/kernel-hub/lfs/";
+  std::string base = public_url_ + "/api/kernel-hub/lfs/";
   for (const auto& object : body["objects"]) {
     std::string oid = object.value("oid", "");
     uint64_t size = object.value("size", uint64_t{0});
@@ -225,7 +225,7 @@ void HubService::commit(const httplib::Request& request, httplib::Response& resp
   commit_request.message = description.empty() ? summary : summary + "\n\n" + description;
   auto result = store_.commit(target.repo, commit_request);
   if (!result.ok()) return reply_problem(response, result.problem);
-  std::string repo_url = base_url(request) + web_prefix(target.repo) + target.repo.full();
+  std::string repo_url = public_url_ + web_prefix(target.repo) + target.repo.full();
   json pr_url = nullptr;
   if (result.value->pull_request) pr_url = repo_url + "/discussions/" + std::to_string(*result.value->pull_request);
   reply_json(response, 200, {{"success", true}, {"commitOid", result.value->commit},

@@ -26,6 +26,7 @@ void raise(const util::Error& error) {
     case util::ErrorKind::usage:
     case util::ErrorKind::config:
     case util::ErrorKind::permission:
+    case util::ErrorKind::invalid:
       throw py::value_error(text);
     case util::ErrorKind::not_found:
       PyErr_SetString(PyExc_FileNotFoundError, text.c_str());
