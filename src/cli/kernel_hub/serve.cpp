@@ -21,7 +21,11 @@ Action setup(CLI::App& app) {
   app.add_option("--port", o->port, "Port to listen on (0: pick a free port)")->capture_default_str();
   app.add_option("--threads", o->threads, "Worker threads")->capture_default_str()->check(CLI::Range(1, 1024));
   return [o] {
-    hub::server::ServerOptions options{o->root, o->host, o->port, o->threads};
+    hub::server::ServerOptions options;
+    options.root = o->root;
+    options.host = o->host;
+    options.port = o->port;
+    options.threads = o->threads;
     return exit_status(hub::server::serve(options, [o](int port) {
       // Tests and scripts read this line to learn the port.
       std::printf("Listening on http://%s:%d\n", o->host.c_str(), port);
