@@ -42,6 +42,19 @@ def test_outsider_cannot_commit_a_private_object_by_hash(world, repo_type):
     world.server.assert_alive()
 
 
+def test_outsider_cannot_read_a_private_commit_through_own_repo(world):
+    """A commit id of acme/priv is no revision of mallory's repo."""
+    private_head = world.alice.head("acme/priv")
+    assert world.mallory.create_repo("mallory/peek").status_code == 200
+    for who in (world.mallory, world.anonymous):
+        answer = who.resolve("mallory/peek", "secret.txt", revision=private_head)
+        assert answer.status_code == 404 and SECRET not in answer.content, answer.text
+        listing = who.tree("mallory/peek", revision=private_head)
+        assert listing.status_code == 404 and "secret.txt" not in listing.text, listing.text
+        bulk = who.get(f"/api/models/mallory/peek/bulk/{private_head}")
+        assert bulk.status_code == 404 and SECRET not in bulk.content
+
+
 def test_outsider_cannot_smuggle_a_private_object_in_among_valid_operations(world):
     mallory = world.mallory
     assert mallory.create_repo("mallory/loot").status_code == 200
