@@ -13,9 +13,7 @@ using util::Error;
 using util::ErrorKind;
 using util::Result;
 
-namespace {
-
-bool excluded(const std::string& relative) {
+bool excluded_from_digest(const std::string& relative) {
   if (relative == "metadata.json" || relative == "metadata.json.sigstore") return true;
   if (util::ends_with(relative, ".pyc")) return true;
   for (const auto& part : util::split(relative, '/')) {
@@ -24,10 +22,9 @@ bool excluded(const std::string& relative) {
   return false;
 }
 
-// Sorted '/'-separated paths of regular files and symlinks to regular files. (Checks the path,
-// not the cached directory entry, so symlinks are followed as the Hub cache needs; and names
-// the link itself: fs::relative would resolve it to its target.)
-std::vector<std::string> files_under(const fs::path& root) {
+// (Checks the path, not the cached directory entry, so symlinks are followed as the Hub cache
+// needs; and names the link itself: fs::relative would resolve it to its target.)
+std::vector<std::string> list_variant_files(const fs::path& root) {
   std::vector<std::string> out;
   std::error_code ec;
   for (auto it = fs::recursive_directory_iterator(root, ec); !ec && it != fs::recursive_directory_iterator();
@@ -38,6 +35,8 @@ std::vector<std::string> files_under(const fs::path& root) {
   return out;
 }
 
+namespace {
+
 std::string upper(DigestAlgorithm algorithm) { return algorithm == DigestAlgorithm::sha256 ? "SHA256" : "SHA512"; }
 
 }  // namespace
@@ -46,8 +45,8 @@ Result<Digest> compute_digest(const fs::path& variant_dir, DigestAlgorithm algor
   Digest digest;
   digest.algorithm = algorithm;
   auto hash_algorithm = algorithm == DigestAlgorithm::sha256 ? util::HashAlgorithm::sha256 : util::HashAlgorithm::sha512;
-  for (const auto& relative : files_under(variant_dir)) {
-    if (excluded(relative)) continue;
+  for (const auto& relative : list_variant_files(variant_dir)) {
+    if (excluded_from_digest(relative)) continue;
     auto hash = util::hash_file(hash_algorithm, variant_dir / relative);
     if (!hash) return std::move(hash).error();
     digest.files[relative] = util::base64_encode(*hash);

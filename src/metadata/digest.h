@@ -11,6 +11,16 @@
 
 namespace kb::metadata {
 
+// The files of a variant directory as the digest sees them: sorted '/'-separated paths of regular
+// files and symlinks to regular files, named by the link (its target's content counts); symlinks
+// to directories are not entered. Includes metadata.json and what the digest excludes: this is
+// also the list `upload` sends, so the digest covers exactly what is published.
+std::vector<std::string> list_variant_files(const std::filesystem::path& variant_dir);
+
+// Whether the digest leaves out `relative` (a path from list_variant_files): the top-level
+// metadata.json / metadata.json.sigstore, `__pycache__` paths and `*.pyc` files.
+bool excluded_from_digest(const std::string& relative);
+
 // Hashes every regular file (and symlink to one) under `variant_dir`, excluding the top-level
 // metadata.json / metadata.json.sigstore, `__pycache__` paths and `*.pyc` files.
 util::Result<Digest> compute_digest(const std::filesystem::path& variant_dir,

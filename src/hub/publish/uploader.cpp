@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "config/reader.h"
+#include "hub/publish/local_files.h"
 #include "hub/publish/operations.h"
 #include "metadata/discovery.h"
 #include "metadata/metadata.h"
@@ -55,7 +56,7 @@ struct Target {
   std::string branch;
 };
 
-util::Result<Target> resolve_target(const UploadOptions& options, const std::vector<metadata::VariantDir>& variants) {
+util::Result<Target> resolve_target(const UploadOptions& options, const std::vector<metadata::Metadata>& variants) {
   Target target;
   std::optional<config::BuildConfig> config;
   bool need_config = !options.repo_id || !options.branch;
@@ -84,11 +85,7 @@ util::Result<Target> resolve_target(const UploadOptions& options, const std::vec
     target.branch = *config->general.hub->branch;
   } else {
     std::set<int64_t> versions;
-    for (const auto& variant : variants) {
-      auto meta = metadata::read_metadata_file((variant.path / "metadata.json").string());
-      if (!meta) return std::move(meta).error().context("Cannot read the metadata of variant `" + variant.name + "`");
-      versions.insert(meta->version);
-    }
+    for (const auto& meta : variants) versions.insert(meta.version);
     if (versions.size() > 1) {
       std::vector<std::string> names;
       for (auto v : versions) names.push_back(std::to_string(v));
@@ -155,10 +152,13 @@ util::Result<UploadResult> upload(client::HubClient& hub, const UploadOptions& o
   if (!found) return std::move(found).error();
   const auto& variants = found->variants;
   say("Found " + std::to_string(variants.size()) + " build variant(s) in " + found->root.string());
+  // Everything upload will send is gathered and checked here, before the Hub is contacted.
+  auto sent = collect_local_files(options.kernel_dir, *found, reporter.warning);
+  if (!sent) return std::move(sent).error();
   std::vector<std::string> dirty;
-  for (const auto& variant : variants) {
-    auto meta = metadata::read_metadata_file((variant.path / "metadata.json").string());
-    if (meta && meta->provenance && meta->provenance->dirty()) dirty.push_back(variant.name);
+  for (size_t i = 0; i < variants.size(); ++i) {
+    const auto& meta = sent->metadata[i];
+    if (meta.provenance && meta.provenance->dirty()) dirty.push_back(variants[i].name);
   }
   if (!dirty.empty() && reporter.warning) {
     reporter.warning("uploading " + std::to_string(dirty.size()) +
@@ -166,7 +166,7 @@ util::Result<UploadResult> upload(client::HubClient& hub, const UploadOptions& o
                      ". Their recorded git revision does not fully identify the sources they were built from, so the "
                      "build may not be reproducible.");
   }
-  auto target = resolve_target(options, variants);
+  auto target = resolve_target(options, sent->metadata);
   if (!target) return std::move(target).error();
   client::RepoRef repo{options.repo_type, target->repo_id};
 
@@ -199,23 +199,12 @@ util::Result<UploadResult> upload(client::HubClient& hub, const UploadOptions& o
 
   // Operations per branch (std::map: branch-name order, so `main` precedes `v<N>`).
   std::map<std::string, BranchPlan> plans;
-  fs::path card = found->root / "CARD.md";
-  if (fs::is_regular_file(card)) plans["main"].additions.push_back({"README.md", card});
+  if (sent->card) plans["main"].additions.push_back(*sent->card);
   VersionBranchInput input;
   input.new_branch = !branch_exists;
-  fs::path benchmarks = options.kernel_dir / "benchmarks";
-  if (fs::is_directory(benchmarks)) {
-    for (const auto& entry : fs::directory_iterator(benchmarks)) {
-      std::string name = entry.path().filename().string();
-      if (entry.is_regular_file() && is_benchmark_script(name)) input.benchmarks.push_back({"benchmarks/" + name, entry.path()});
-    }
-  }
-  for (const auto& variant : variants) {
-    input.uploaded_variants.push_back(variant.name);
-    for (const auto& rel : util::list_files_recursive(variant.path)) {
-      input.variant_files.push_back({"build/" + variant.name + "/" + rel, variant.path / rel});
-    }
-  }
+  input.benchmarks = sent->benchmarks;
+  for (const auto& variant : variants) input.uploaded_variants.push_back(variant.name);
+  input.variant_files = sent->variant_files;
   if (auto tree = hub.list_tree(repo, target->branch, "", true)) {
     for (const auto& item : *tree) {
       if (!item.is_directory) input.remote_files.insert(item.path);

@@ -1,5 +1,7 @@
 """Fixtures of the Hub end-to-end tests: a `kernel-hub serve` on a free port in a temp root,
 with an organization and users whose tokens the tests use."""
+import base64
+import hashlib
 import os
 import subprocess
 from dataclasses import dataclass
@@ -66,9 +68,18 @@ def hf_env(hub, tmp_path, monkeypatch):
     return hub
 
 
+def digest_json(files: dict) -> str:
+    """The `digest` value of metadata.json (build-output.md §7.1) for {relative path: bytes},
+    computed here independently of the C++ code, in the canonical layout."""
+    entries = ",\n".join('      "%s": "%s"' % (name, base64.b64encode(hashlib.sha256(data).digest()).decode())
+                          for name, data in sorted(files.items()))
+    return '{\n    "algorithm": "sha256",\n    "files": {\n%s\n    }\n  }' % entries
+
+
 def make_variant_tree(kernel_dir: Path, version: int = 1, variants=("torch-cpu",), dirty=False) -> dict:
     """A small fake build: per variant __init__.py, _ops.py, a binary .so with NUL bytes and
-    metadata.json. Returns {repo path: bytes} of what upload must send to the version branch."""
+    metadata.json recording their digest (upload refuses variants without one). Returns
+    {repo path: bytes} of what upload must send to the version branch."""
     files = {}
     kernel_dir.mkdir(parents=True, exist_ok=True)
     (kernel_dir / "build.toml").write_text(
@@ -81,13 +92,13 @@ def make_variant_tree(kernel_dir: Path, version: int = 1, variants=("torch-cpu",
             "__init__.py": b"from ._ops import ops\n",
             "_ops.py": b"ops = None\n",
             "_relu_cpu_abc1234.abi3.so": b"\x7fELF\x02\x01\x01\x00" + bytes(range(256)) * 64 + b"\x00" * 100,
-            "metadata.json": (
-                '{\n  "name": "relu",\n  "id": "_relu_cpu_abc1234",\n  "version": %d,\n'
-                '  "license": "Apache-2.0",\n  "python-depends": [],\n  "kernel-depends": [],\n'
-                '  "backend": {\n    "type": "cpu"\n  },\n  "provenance": {\n    "kernel-builder": {\n'
-                '      "version": "0.1.0"\n    },\n    "kernel": {\n      "commit": "%s",\n      "dirty": %s\n    }\n  }\n}'
-                % (version, "a" * 40, "true" if dirty else "false")).encode(),
         }
+        contents["metadata.json"] = (
+            '{\n  "name": "relu",\n  "id": "_relu_cpu_abc1234",\n  "version": %d,\n'
+            '  "license": "Apache-2.0",\n  "python-depends": [],\n  "kernel-depends": [],\n'
+            '  "backend": {\n    "type": "cpu"\n  },\n  "digest": %s,\n  "provenance": {\n    "kernel-builder": {\n'
+            '      "version": "0.1.0"\n    },\n    "kernel": {\n      "commit": "%s",\n      "dirty": %s\n    }\n  }\n}'
+            % (version, digest_json(contents), "a" * 40, "true" if dirty else "false")).encode()
         for name, data in contents.items():
             (d / name).write_bytes(data)
             files[f"build/{variant}/{name}"] = data

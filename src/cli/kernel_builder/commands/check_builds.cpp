@@ -1,12 +1,12 @@
 // `kernel-builder check-builds [KERNEL_DIR]` (cli.md): every discovered variant must have a
-// parsable metadata.json; ours also verifies the recorded digest when there is one.
+// parsable metadata.json; ours also verifies the recorded digest when there is one. The rules
+// live in metadata::check_variant, which `upload` runs too.
 #include <iostream>
 #include <memory>
 
 #include "cli/command_registry.h"
-#include "metadata/digest.h"
 #include "metadata/discovery.h"
-#include "metadata/metadata.h"
+#include "metadata/variant_check.h"
 #include "util/report.h"
 
 namespace kb::cli {
@@ -25,16 +25,8 @@ util::Status check_builds(const Options& options) {
   auto found = metadata::discover_variants(options.dir);
   if (!found) return std::move(found).error();
   for (const auto& variant : found->variants) {
-    fs::path file = variant.path / "metadata.json";
-    if (!fs::is_regular_file(file)) {
-      return util::Error(util::ErrorKind::not_found, "Metadata file not found for variant at " + variant.path.string());
-    }
-    auto parsed = metadata::read_metadata_file(file.string());
-    if (!parsed) return std::move(parsed).error();
-    if (parsed->digest) {
-      auto verified = metadata::verify_digest(variant.path, *parsed->digest);
-      if (!verified) return std::move(verified).error().context("Variant `" + variant.name + "` failed the digest check");
-    }
+    auto checked = metadata::check_variant(variant);
+    if (!checked) return std::move(checked).error();
   }
   return {};
 }
