@@ -1,6 +1,7 @@
 // Read endpoints: whoami, organization overview, capabilities, refs, revision info, tree
 // listing (paginated), file resolve (streamed, with Range) and the bulk directory download.
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <memory>
@@ -195,6 +196,11 @@ void HubService::resolve(const httplib::Request& request, httplib::Response& res
   const storage::TreeEntry& entry = it->second;
   auto file = std::make_shared<OpenFile>(store_.objects().path_of(entry.sha256));
   if (file->fd < 0) return reply_error(response, 500, "", "Stored object of `" + path + "` is missing");
+  struct stat info {};
+  if (::fstat(file->fd, &info) != 0 || static_cast<uint64_t>(info.st_size) != entry.size) {
+    // Never promise a Content-Length the body cannot keep.
+    return reply_error(response, 500, "", "Stored object of `" + path + "` does not have its recorded size");
+  }
   std::string etag = "\"" + etag_of(entry) + "\"";
   response.set_header("ETag", etag);
   response.set_header("X-Linked-Etag", etag);

@@ -52,7 +52,7 @@ std::pair<std::string, size_t> split_revision(const std::vector<std::string>& se
 }
 
 HubService::HubService(std::filesystem::path root, HubLimits limits)
-    : limits_(limits), store_(root), accounts_(root) {}
+    : limits_(limits), store_(root), accounts_(root), usage_(root) {}
 
 bool HubService::caller_of(const httplib::Request& request, httplib::Response& response,
                            std::optional<storage::User>& caller) {
@@ -159,23 +159,48 @@ void HubService::handle_put(const httplib::Request& request, httplib::Response& 
                             const httplib::ContentReader& reader) {
   auto segments = raw_segments(request.target);
   if (segments.size() == 4 && segments[0] == "api" && segments[1] == "kernel-hub" && segments[2] == "lfs") {
-    return lfs_upload(segments[3], response, reader);
+    return lfs_upload(segments[3], request, response, reader);
   }
   reply_error(response, 404, "", "Not found");
 }
 
-std::string HubService::issue_ticket(const std::string& sha256, uint64_t size) {
+std::string HubService::issue_ticket(UploadTicket ticket) {
   std::random_device device;
   std::string raw;
-  for (int i = 0; i < 4; ++i) raw += std::to_string(device()) + "-";
-  std::string ticket = util::sha256_hex(raw + sha256);
+  for (int i = 0; i < 8; ++i) raw += std::to_string(device()) + "-";
+  std::string id = util::sha256_hex(raw + ticket.sha256);
   std::lock_guard<std::mutex> guard(tickets_guard_);
   auto now = std::chrono::steady_clock::now();
   for (auto it = tickets_.begin(); it != tickets_.end();) {
     it = it->second.expires < now ? tickets_.erase(it) : std::next(it);
   }
-  tickets_[ticket] = UploadTicket{sha256, size, now + std::chrono::hours(1)};
-  return ticket;
+  ticket.expires = now + std::chrono::hours(1);
+  tickets_[id] = std::move(ticket);
+  return id;
+}
+
+std::optional<HubService::UploadTicket> HubService::claim_ticket(const std::string& ticket) {
+  std::lock_guard<std::mutex> guard(tickets_guard_);
+  auto it = tickets_.find(ticket);
+  if (it == tickets_.end() || it->second.expires < std::chrono::steady_clock::now() || it->second.in_use ||
+      it->second.uploaded) {
+    return std::nullopt;
+  }
+  it->second.in_use = true;
+  return it->second;
+}
+
+void HubService::release_ticket(const std::string& ticket) {
+  std::lock_guard<std::mutex> guard(tickets_guard_);
+  if (auto it = tickets_.find(ticket); it != tickets_.end()) it->second.in_use = false;
+}
+
+void HubService::finish_ticket(const std::string& ticket) {
+  std::lock_guard<std::mutex> guard(tickets_guard_);
+  if (auto it = tickets_.find(ticket); it != tickets_.end()) {
+    it->second.in_use = false;
+    it->second.uploaded = true;
+  }
 }
 
 std::optional<HubService::UploadTicket> HubService::find_ticket(const std::string& ticket) {

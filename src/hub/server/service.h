@@ -17,6 +17,7 @@
 
 #include "hub/storage/accounts.h"
 #include "hub/storage/repo_store.h"
+#include "hub/storage/usage.h"
 
 namespace kb::hub::server {
 
@@ -74,24 +75,41 @@ class HubService {
   void create_branch(const httplib::Request& request, httplib::Response& response, const RepoRequest& target);
   void preupload(const httplib::Request& request, httplib::Response& response, const RepoRequest& target);
   void lfs_batch(const httplib::Request& request, httplib::Response& response, const RepoRequest& target);
-  void lfs_upload(const std::string& ticket, httplib::Response& response, const httplib::ContentReader& reader);
+  void lfs_upload(const std::string& ticket, const httplib::Request& request, httplib::Response& response,
+                  const httplib::ContentReader& reader);
   void lfs_verify(const std::string& ticket, const httplib::Request& request, httplib::Response& response);
   void commit(const httplib::Request& request, httplib::Response& response, const RepoRequest& target);
 
+  // The caller may read `repo` (it exists, and is public or the caller is a member).
+  bool can_read(const std::optional<storage::User>& caller, const storage::RepoId& repo);
+  // `repo` owns the object, or a repository the caller can read does (docs/hub-security.md).
+  bool reachable_object(const std::optional<storage::User>& caller, const storage::RepoId& repo,
+                        const std::string& sha256);
+
   // An LFS upload permission handed out by lfs_batch: the PUT href carries a random ticket
-  // instead of the user's token (clients do not send tokens to upload URLs).
+  // instead of the user's token (clients do not send tokens to upload URLs). A ticket admits
+  // one body of exactly `size` bytes hashing to `sha256`, for `repo`, charged to `user`.
   struct UploadTicket {
     std::string sha256;
     uint64_t size = 0;
-    std::chrono::steady_clock::time_point expires;
+    storage::RepoId repo;
+    std::string user;
+    std::chrono::steady_clock::time_point expires{};
+    bool in_use = false;    // a PUT is being read
+    bool uploaded = false;  // its body was stored; only verify remains
   };
-  std::string issue_ticket(const std::string& sha256, uint64_t size);
+  std::string issue_ticket(UploadTicket ticket);
+  // For a PUT: the ticket if it is valid, unused and not in use (then marked in use).
+  std::optional<UploadTicket> claim_ticket(const std::string& ticket);
+  void release_ticket(const std::string& ticket);  // the PUT failed: may be retried
+  void finish_ticket(const std::string& ticket);   // the PUT succeeded: verify only
   std::optional<UploadTicket> find_ticket(const std::string& ticket);
 
   HubLimits limits_;
   std::string public_url_;
   storage::RepoStore store_;
   storage::Accounts accounts_;
+  storage::UsageLedger usage_;
   std::mutex tickets_guard_;
   std::map<std::string, UploadTicket> tickets_;
 };

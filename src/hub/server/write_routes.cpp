@@ -1,7 +1,12 @@
 // Write endpoints: repo creation, branch creation, pre-upload, LFS batch (basic transfer with
-// ticketed PUT and verify) and the ndjson commit.
+// ticketed PUT and verify) and the ndjson commit. Bodies are parsed by hub/protocol/requests.h
+// (400 naming the field); objects are scoped to repositories, sizes and quotas are enforced
+// here (docs/hub-security.md).
 #include <fstream>
 
+#include "hub/protocol/names.h"
+#include "hub/protocol/requests.h"
+#include "hub/server/connection.h"
 #include "hub/server/http_support.h"
 #include "hub/server/service.h"
 #include "util/hash.h"
@@ -15,50 +20,54 @@ namespace {
 
 constexpr uint64_t kLfsThreshold = 10 * 1024 * 1024;
 
-json parse_body(const httplib::Request& request) {
-  json body = json::parse(request.body, nullptr, false);
-  return body.is_discarded() ? json() : body;
-}
-
-// A path inside a repository: relative, '/'-separated, no empty, '.' or '..' component.
-bool valid_repo_path(const std::string& path) {
-  if (path.empty() || path.size() > 4096) return false;
-  for (const auto& part : util::split(path, '/')) {
-    if (part.empty() || part == "." || part == "..") return false;
-  }
-  return path.find('\0') == std::string::npos;
-}
-
 std::string web_prefix(const storage::RepoId& repo) { return repo.type == "kernel" ? "/kernels/" : "/"; }
 
+std::string bytes_text(uint64_t bytes) { return std::to_string(bytes) + " bytes"; }
+
+// 400 for a request body that does not parse (the message names the field).
+void reply_invalid(httplib::Response& response, const util::Error& error) {
+  reply_error(response, 400, "", error.message);
+}
+
 }  // namespace
+
+bool HubService::can_read(const std::optional<storage::User>& caller, const storage::RepoId& repo) {
+  auto info = store_.repo_info(repo);
+  if (!info.ok()) return false;
+  return !info.value->is_private || (caller && storage::Accounts::is_member(*caller, repo.name_space));
+}
+
+bool HubService::reachable_object(const std::optional<storage::User>& caller, const storage::RepoId& repo,
+                                  const std::string& sha256) {
+  if (store_.owns(repo, sha256)) return true;
+  for (const auto& owner : store_.owners(sha256)) {
+    if (can_read(caller, owner)) return true;
+  }
+  return false;
+}
 
 void HubService::create_repo(const httplib::Request& request, httplib::Response& response) {
   std::optional<storage::User> caller;
   if (!caller_of(request, response, caller)) return;
   if (!caller) return reply_error(response, 401, "", "You must be authenticated to create a repository");
-  json body = parse_body(request);
-  if (!body.is_object() || !body.contains("name") || !body["name"].is_string()) {
-    return reply_error(response, 400, "", "Missing repository name");
-  }
-  std::string name = body["name"];
-  std::string name_space = caller->name;
-  if (body.contains("organization") && body["organization"].is_string()) name_space = body["organization"];
+  auto body = protocol::parse_create_repo(request.body);
+  if (!body) return reply_invalid(response, body.error());
+  std::string name = body->name;
+  std::string name_space = body->organization.value_or(caller->name);
   if (auto slash = name.find('/'); slash != std::string::npos) {
     name_space = name.substr(0, slash);
     name = name.substr(slash + 1);
   }
-  std::string type = body.contains("type") && body["type"].is_string() ? body["type"].get<std::string>() : "model";
-  if (type != "kernel" && type != "model") {
-    return reply_error(response, 400, "", "Unsupported repository type `" + type + "`");
+  if (body->type != "kernel" && body->type != "model") {
+    return reply_error(response, 400, "", "type: unsupported repository type `" + body->type + "` (kernel or model)");
   }
-  bool is_private = body.value("private", false) || body.value("visibility", "") == "private";
-  storage::RepoId repo{type, name_space, name};
+  storage::RepoId repo{body->type, name_space, name};
+  if (auto valid = protocol::check_repo_id(repo.full()); !valid) return reply_invalid(response, valid.error());
   std::string url = public_url_ + web_prefix(repo) + repo.full();
   if (!storage::Accounts::is_member(*caller, name_space)) {
     return reply_error(response, 403, "", "You don't have the rights to create a repository under `" + name_space + "`");
   }
-  auto created = store_.create_repo(repo, is_private);
+  auto created = store_.create_repo(repo, body->is_private);
   if (!created.ok()) {
     if (created.problem.failure == storage::Failure::conflict) {
       response.set_header("X-Error-Message", created.problem.message);
@@ -72,9 +81,13 @@ void HubService::create_repo(const httplib::Request& request, httplib::Response&
 void HubService::create_branch(const httplib::Request& request, httplib::Response& response, const RepoRequest& target) {
   if (!authorize(request, response, target.repo, Access::write)) return;
   std::string branch = decoded_path(target.rest, 1);
-  json body = parse_body(request);
-  std::string start = "main";
-  if (body.is_object() && body.contains("startingPoint") && body["startingPoint"].is_string()) start = body["startingPoint"];
+  if (auto valid = protocol::check_ref_name(branch); !valid) return reply_invalid(response, valid.error());
+  auto body = protocol::parse_create_branch(request.body);
+  if (!body) return reply_invalid(response, body.error());
+  std::string start = body->starting_point.value_or("main");
+  if (auto valid = protocol::check_revision(start); !valid) {
+    return reply_error(response, 400, "", "startingPoint: " + valid.error().message);
+  }
   auto created = store_.create_branch(target.repo, branch, start);
   if (!created.ok()) return reply_problem(response, created.problem);
   reply_json(response, 200, json::object());
@@ -83,148 +96,223 @@ void HubService::create_branch(const httplib::Request& request, httplib::Respons
 void HubService::preupload(const httplib::Request& request, httplib::Response& response, const RepoRequest& target) {
   if (!authorize(request, response, target.repo, Access::write)) return;
   std::string revision = decoded_path(target.rest, 1);
-  json body = parse_body(request);
-  if (!body.is_object() || !body.contains("files") || !body["files"].is_array()) {
-    return reply_error(response, 400, "", "Expected {\"files\": [...]}");
-  }
+  if (auto valid = protocol::check_revision(revision); !valid) return reply_invalid(response, valid.error());
+  auto files = protocol::parse_preupload(request.body);
+  if (!files) return reply_invalid(response, files.error());
   std::shared_ptr<const storage::Commit> head;
   if (auto id = store_.resolve(target.repo, revision); id.ok()) {
     if (auto loaded = store_.load_commit(target.repo, *id.value); loaded.ok()) head = *loaded.value;
   } else {
     return reply_problem(response, id.problem);
   }
-  json files = json::array();
-  for (const auto& file : body["files"]) {
-    std::string path = file.value("path", "");
-    uint64_t size = file.value("size", uint64_t{0});
-    auto sample = util::base64_decode(file.value("sample", ""));
-    bool binary = sample && sample->find('\0') != std::string::npos;
-    bool lfs = size >= kLfsThreshold || binary;
-    json entry = {{"path", path}, {"uploadMode", lfs ? "lfs" : "regular"}, {"shouldIgnore", false}};
+  json out = json::array();
+  for (const auto& file : *files) {
+    bool lfs = file.size >= kLfsThreshold || file.sample.find('\0') != std::string::npos;
+    json entry = {{"path", file.path}, {"uploadMode", lfs ? "lfs" : "regular"}, {"shouldIgnore", false}};
     if (head) {
-      if (auto it = head->tree.find(path); it != head->tree.end()) {
+      if (auto it = head->tree.find(file.path); it != head->tree.end()) {
         entry["oid"] = it->second.lfs ? it->second.sha256 : it->second.oid;
       }
     }
-    files.push_back(std::move(entry));
+    out.push_back(std::move(entry));
   }
-  reply_json(response, 200, {{"files", files}});
+  reply_json(response, 200, {{"files", out}});
 }
 
 void HubService::lfs_batch(const httplib::Request& request, httplib::Response& response, const RepoRequest& target) {
-  if (!authorize(request, response, target.repo, Access::write)) return;
-  json body = parse_body(request);
-  if (!body.is_object() || body.value("operation", "") != "upload" || !body.contains("objects")) {
-    return reply_error(response, 400, "", "Only the `upload` operation is supported");
-  }
-  json objects = json::array();
+  std::optional<storage::User> caller;
+  if (!authorize(request, response, target.repo, Access::write, &caller)) return;
+  auto objects = protocol::parse_lfs_batch(request.body);
+  if (!objects) return reply_invalid(response, objects.error());
+  json out = json::array();
   std::string base = public_url_ + "/api/kernel-hub/lfs/";
-  for (const auto& object : body["objects"]) {
-    std::string oid = object.value("oid", "");
-    uint64_t size = object.value("size", uint64_t{0});
-    json entry = {{"oid", oid}, {"size", size}};
-    bool hex = oid.size() == 64 && oid.find_first_not_of("0123456789abcdef") == std::string::npos;
-    if (!hex) {
-      entry["error"] = {{"code", 422}, {"message", "Invalid oid"}};
-    } else if (!store_.objects().contains(oid)) {
-      std::string ticket = issue_ticket(oid, size);
+  for (const auto& object : *objects) {
+    json entry = {{"oid", object.oid}, {"size", object.size}};
+    if (object.size > limits_.max_file_size) {
+      entry["error"] = {{"code", 413},
+                        {"message", "File of " + bytes_text(object.size) + " exceeds the maximum file size of " +
+                                        bytes_text(limits_.max_file_size) + " of this Hub"}};
+    } else if (reachable_object(caller, target.repo, object.oid) && store_.objects().contains(object.oid)) {
+      // Already present for this repository (or readable by the caller): nothing to upload.
+    } else if (!usage_.has(caller->name, object.oid) && limits_.quota != 0 &&
+               usage_.used(caller->name) + object.size > limits_.quota) {
+      entry["error"] = {{"code", 413},
+                        {"message", "Uploading " + bytes_text(object.size) + " would exceed the storage quota of " +
+                                        bytes_text(limits_.quota) + " of user `" + caller->name + "` (" +
+                                        bytes_text(usage_.used(caller->name)) + " used)"}};
+    } else {
+      std::string ticket = issue_ticket(UploadTicket{object.oid, object.size, target.repo, caller->name});
       entry["authenticated"] = true;
       entry["actions"] = {{"upload", {{"href", base + ticket}, {"header", json::object()}}},
                           {"verify", {{"href", base + ticket + "/verify"}, {"header", json::object()}}}};
     }
-    objects.push_back(std::move(entry));
+    out.push_back(std::move(entry));
   }
   response.status = 200;
-  response.set_content(json{{"transfer", "basic"}, {"objects", objects}, {"hash_algo", "sha256"}}.dump(),
+  response.set_content(json{{"transfer", "basic"}, {"objects", out}, {"hash_algo", "sha256"}}.dump(),
                        "application/vnd.git-lfs+json");
 }
 
-void HubService::lfs_upload(const std::string& ticket, httplib::Response& response, const httplib::ContentReader& reader) {
-  auto found = find_ticket(ticket);
-  if (!found) return reply_error(response, 403, "", "Unknown or expired upload URL");
+void HubService::lfs_upload(const std::string& ticket_id, const httplib::Request& request, httplib::Response& response,
+                            const httplib::ContentReader& reader) {
+  // Every refusal here leaves the body unread: the connection is closed after the answer, so
+  // the body is never parsed as a request.
+  auto refuse = [&response](int status, const std::string& message) {
+    close_connection_after_response();
+    reply_error(response, status, "", message);
+  };
+  auto ticket = claim_ticket(ticket_id);
+  if (!ticket) return refuse(403, "Unknown, expired or already used upload URL");
+  const std::string length_header = request.get_header_value("Content-Length");
+  if (!length_header.empty()) {
+    char* end = nullptr;
+    uint64_t length = std::strtoull(length_header.c_str(), &end, 10);
+    if (end == length_header.c_str() || *end != '\0' || length != ticket->size) {
+      release_ticket(ticket_id);
+      return refuse(length > ticket->size ? 413 : 400,
+                    "Upload body of " + length_header + " bytes, expected exactly " + bytes_text(ticket->size));
+    }
+  }
+  bool charged_before = usage_.has(ticket->user, ticket->sha256);
+  if (!charged_before && !usage_.reserve(ticket->user, ticket->size, limits_.quota)) {
+    release_ticket(ticket_id);
+    return refuse(413, "Uploading " + bytes_text(ticket->size) + " would exceed the storage quota of " +
+                           bytes_text(limits_.quota) + " of user `" + ticket->user + "`");
+  }
+  auto unreserve = [&] {
+    if (!charged_before) usage_.release(ticket->user, ticket->size);
+  };
   auto temp = store_.objects().new_temp_path();
   bool written = false;
+  uint64_t received = 0;
   {
     std::ofstream out(temp, std::ios::binary);
-    written = reader([&out](const char* data, size_t size) {
+    written = reader([&](const char* data, size_t size) {
+      received += size;
+      if (received > ticket->size) return false;  // more than declared: stop reading at once
       out.write(data, static_cast<std::streamsize>(size));
       return static_cast<bool>(out);
     });
     written = written && static_cast<bool>(out);
   }
   std::error_code ec;
-  if (!written || std::filesystem::file_size(temp, ec) != found->size) {
+  if (!written || received != ticket->size) {
     std::filesystem::remove(temp, ec);
-    return reply_error(response, 400, "", "Upload incomplete or of the wrong size");
+    unreserve();
+    release_ticket(ticket_id);
+    return refuse(received > ticket->size ? 413 : 400,
+                  "Upload incomplete or of the wrong size: expected exactly " + bytes_text(ticket->size));
   }
-  auto stored = store_.objects().put_file(temp, found->sha256);
-  if (!stored) return reply_error(response, 400, "", stored.error().message);
+  auto stored = store_.objects().put_file(temp, ticket->sha256);
+  if (!stored) {
+    unreserve();
+    release_ticket(ticket_id);
+    return reply_error(response, 400, "", stored.error().message);
+  }
+  auto owned = store_.add_owned(ticket->repo, {stored->sha256});
+  auto charged = usage_.charge(ticket->user, stored->sha256, stored->size);
+  unreserve();
+  if (!owned) return reply_error(response, 500, "", owned.error().message);
+  if (!charged) return reply_error(response, 500, "", charged.error().message);
+  finish_ticket(ticket_id);
   reply_json(response, 200, json::object());
 }
 
-void HubService::lfs_verify(const std::string& ticket, const httplib::Request&, httplib::Response& response) {
-  auto found = find_ticket(ticket);
-  if (!found) return reply_error(response, 403, "", "Unknown or expired verify URL");
-  if (!store_.objects().contains(found->sha256)) return reply_error(response, 404, "", "Object not uploaded");
+void HubService::lfs_verify(const std::string& ticket_id, const httplib::Request&, httplib::Response& response) {
+  auto ticket = find_ticket(ticket_id);
+  if (!ticket) return reply_error(response, 403, "", "Unknown or expired verify URL");
+  if (!ticket->uploaded || !store_.owns(ticket->repo, ticket->sha256) || !store_.objects().contains(ticket->sha256)) {
+    return reply_error(response, 404, "", "Object not uploaded");
+  }
   reply_json(response, 200, json::object());
 }
 
 void HubService::commit(const httplib::Request& request, httplib::Response& response, const RepoRequest& target) {
-  if (!authorize(request, response, target.repo, Access::write)) return;
+  std::optional<storage::User> caller;
+  if (!authorize(request, response, target.repo, Access::write, &caller)) return;
   storage::CommitRequest commit_request;
   commit_request.revision = decoded_path(target.rest, 1);
-  commit_request.create_pr = bool_param(request, "create_pr");
-  std::string summary = "Upload files";
-  std::string description;
-  for (const auto& line : util::split(request.body, '\n')) {
-    if (util::trim(line).empty()) continue;
-    json item = json::parse(line, nullptr, false);
-    if (item.is_discarded() || !item.is_object() || !item.contains("value") || !item["value"].is_object()) {
-      return reply_error(response, 400, "", "Malformed ndjson line in commit payload");
-    }
-    std::string key = item.value("key", "");
-    const json& value = item["value"];
-    if (key == "header") {
-      summary = value.value("summary", summary);
-      description = value.value("description", "");
-      if (value.contains("parentCommit") && value["parentCommit"].is_string()) {
-        commit_request.parent_commit = value["parentCommit"].get<std::string>();
-      }
-      continue;
-    }
-    storage::Operation op;
-    op.path = value.value("path", "");
-    if (!valid_repo_path(key == "deletedFolder" && !op.path.empty() && op.path.back() == '/'
-                             ? op.path.substr(0, op.path.size() - 1) : op.path)) {
-      return reply_error(response, 400, "", "Invalid path `" + op.path + "`");
-    }
-    if (key == "file") {
-      auto content = value.value("encoding", "base64") == "base64"
-                         ? util::base64_decode(value.value("content", ""))
-                         : util::Result<std::string>(value.value("content", ""));
-      if (!content) return reply_error(response, 400, "", "Invalid base64 content for `" + op.path + "`");
-      auto stored = store_.objects().put_bytes(*content);
-      if (!stored) return reply_error(response, 500, "", stored.error().message);
-      op.entry = storage::TreeEntry{stored->git_oid, stored->sha256, stored->size, false};
-    } else if (key == "lfsFile") {
-      std::string oid = value.value("oid", "");
-      uint64_t size = value.value("size", uint64_t{0});
-      if (!store_.objects().contains(oid)) {
-        return reply_error(response, 422, "", "LFS object " + oid + " of `" + op.path + "` was not uploaded");
-      }
-      op.entry = storage::TreeEntry{util::git_blob_sha1(storage::lfs_pointer(oid, size)), oid, size, true};
-    } else if (key == "deletedFile") {
-      op.kind = storage::OperationKind::delete_file;
-    } else if (key == "deletedFolder") {
-      op.kind = storage::OperationKind::delete_folder;
-    } else {
-      return reply_error(response, 400, "", "Unknown commit operation `" + key + "`");
-    }
-    commit_request.operations.push_back(std::move(op));
+  if (auto valid = protocol::check_revision(commit_request.revision); !valid) {
+    return reply_invalid(response, valid.error());
   }
-  commit_request.message = description.empty() ? summary : summary + "\n\n" + description;
+  commit_request.create_pr = bool_param(request, "create_pr");
+  auto payload = protocol::parse_commit_payload(request.body);
+  if (!payload) return reply_invalid(response, payload.error());
+  if (payload->operations.size() > limits_.max_files_per_commit) {
+    return reply_error(response, 413, "", "Commit has " + std::to_string(payload->operations.size()) +
+                                              " operations; this Hub accepts at most " +
+                                              std::to_string(limits_.max_files_per_commit) + " per commit");
+  }
+  commit_request.parent_commit = payload->parent_commit;
+  // Inline content is charged like an upload: distinct new bytes of this user, within the quota.
+  uint64_t inline_bytes = 0;
+  for (const auto& op : payload->operations) {
+    if (op.kind != protocol::CommitOpKind::file) continue;
+    if (op.content.size() > limits_.max_file_size) {
+      return reply_error(response, 413, "", "File `" + op.path + "` of " + bytes_text(op.content.size()) +
+                                                " exceeds the maximum file size of " + bytes_text(limits_.max_file_size));
+    }
+    if (!usage_.has(caller->name, util::sha256_hex(op.content))) inline_bytes += op.content.size();
+  }
+  if (inline_bytes > 0 && !usage_.reserve(caller->name, inline_bytes, limits_.quota)) {
+    return reply_error(response, 413, "", "Committing " + bytes_text(inline_bytes) +
+                                              " would exceed the storage quota of " + bytes_text(limits_.quota) +
+                                              " of user `" + caller->name + "`");
+  }
+  struct Unreserve {
+    storage::UsageLedger& usage;
+    std::string user;
+    uint64_t bytes;
+    ~Unreserve() { usage.release(user, bytes); }
+  } unreserve{usage_, caller->name, inline_bytes};
+  std::vector<std::pair<std::string, uint64_t>> charges;
+  for (auto& op : payload->operations) {
+    storage::Operation store_op;
+    store_op.path = op.path;
+    switch (op.kind) {
+      case protocol::CommitOpKind::file: {
+        auto stored = store_.objects().put_bytes(op.content);
+        if (!stored) return reply_error(response, 500, "", stored.error().message);
+        store_op.entry = storage::TreeEntry{stored->git_oid, stored->sha256, stored->size, false};
+        charges.emplace_back(stored->sha256, stored->size);
+        break;
+      }
+      case protocol::CommitOpKind::lfs_file: {
+        // The same answer whether the object exists elsewhere or nowhere: nothing leaks.
+        if (!store_.objects().contains(op.oid) || !reachable_object(caller, target.repo, op.oid)) {
+          return reply_error(response, 422, "", "LFS object `" + op.oid + "` of `" + op.path +
+                                                    "` was not uploaded to `" + target.repo.full() + "`");
+        }
+        std::error_code ec;
+        uint64_t stored_size = std::filesystem::file_size(store_.objects().path_of(op.oid), ec);
+        if (ec) return reply_error(response, 500, "", "Stored object `" + op.oid + "` cannot be read");
+        if (stored_size != op.size) {
+          return reply_error(response, 422, "", "Declared size " + std::to_string(op.size) + " of `" + op.path +
+                                                    "` differs from the uploaded object's size " +
+                                                    std::to_string(stored_size));
+        }
+        store_op.entry = storage::TreeEntry{util::git_blob_sha1(storage::lfs_pointer(op.oid, op.size)), op.oid,
+                                            op.size, true};
+        break;
+      }
+      case protocol::CommitOpKind::delete_file:
+        store_op.kind = storage::OperationKind::delete_file;
+        break;
+      case protocol::CommitOpKind::delete_folder:
+        store_op.kind = storage::OperationKind::delete_folder;
+        break;
+    }
+    commit_request.operations.push_back(std::move(store_op));
+  }
+  commit_request.message =
+      payload->description.empty() ? payload->summary : payload->summary + "\n\n" + payload->description;
   auto result = store_.commit(target.repo, commit_request);
   if (!result.ok()) return reply_problem(response, result.problem);
+  for (const auto& [sha256, size] : charges) {
+    if (auto charged = usage_.charge(caller->name, sha256, size); !charged) {
+      return reply_error(response, 500, "", charged.error().message);
+    }
+  }
   std::string repo_url = public_url_ + web_prefix(target.repo) + target.repo.full();
   json pr_url = nullptr;
   if (result.value->pull_request) pr_url = repo_url + "/discussions/" + std::to_string(*result.value->pull_request);

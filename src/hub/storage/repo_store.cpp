@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "hub/protocol/names.h"
 #include "util/fs.h"
 
 namespace kb::hub::storage {
@@ -52,6 +53,21 @@ std::string branch_name(const std::string& revision) {
 
 Problem problem(Failure failure, std::string message) { return Problem{failure, std::move(message)}; }
 
+// A file at `path` in `tree` clashes with a file at one of its parent folders, or with files
+// below a folder of the same name. Returns the message, or nullopt.
+std::optional<std::string> folder_clash(const std::map<std::string, TreeEntry>& tree, const std::string& path) {
+  for (size_t slash = path.find('/'); slash != std::string::npos; slash = path.find('/', slash + 1)) {
+    std::string parent = path.substr(0, slash);
+    if (tree.count(parent)) return "Path `" + path + "` needs a folder `" + parent + "`, which is a file";
+  }
+  std::string folder = path + "/";
+  auto below = tree.lower_bound(folder);
+  if (below != tree.end() && below->first.rfind(folder, 0) == 0) {
+    return "Path `" + path + "` is a folder (it holds `" + below->first + "`) and cannot be a file";
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 class RepoStore::WriteLock {
@@ -77,16 +93,19 @@ class RepoStore::WriteLock {
   int fd_ = -1;
 };
 
-RepoStore::RepoStore(fs::path root) : root_(std::move(root)), objects_(root_) {}
+RepoStore::RepoStore(fs::path root) : root_(std::move(root)), objects_(root_), ownership_(root_ / "repos") {}
 
-bool RepoStore::valid_name(const std::string& name) {
-  if (name.empty() || name.size() > 96 || name[0] == '.' || name[0] == '-') return false;
-  for (char c : name) {
-    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-              c == '-' || c == '_' || c == '.';
-    if (!ok) return false;
+bool RepoStore::valid_name(const std::string& name) { return protocol::check_repo_name(name).ok(); }
+
+std::vector<RepoId> RepoStore::owners(const std::string& sha256) {
+  std::vector<RepoId> out;
+  for (const auto& k : ownership_.owners(sha256)) {
+    auto first = k.find('/');
+    auto second = k.find('/', first + 1);
+    if (first == std::string::npos || second == std::string::npos || first == 0 || k[first - 1] != 's') continue;
+    out.push_back(RepoId{k.substr(0, first - 1), k.substr(first + 1, second - first - 1), k.substr(second + 1)});
   }
-  return name.find("..") == std::string::npos;
+  return out;
 }
 
 fs::path RepoStore::repo_dir(const RepoId& repo) const {
@@ -152,9 +171,7 @@ Outcome<std::string> RepoStore::write_commit(const RepoId& repo, const Commit& c
 }
 
 Outcome<RepoInfo> RepoStore::create_repo(const RepoId& repo, bool is_private) {
-  if (!valid_name(repo.name_space) || !valid_name(repo.name)) {
-    return problem(Failure::invalid, "Invalid repository name `" + repo.full() + "`");
-  }
+  if (auto s = protocol::check_repo_id(repo.full()); !s) return problem(Failure::invalid, s.error().message);
   fs::path dir = repo_dir(repo);
   std::error_code ec;
   fs::create_directories(dir, ec);
@@ -172,6 +189,7 @@ Outcome<RepoInfo> RepoStore::create_repo(const RepoId& repo, bool is_private) {
   Refs refs;
   refs.branches["main"] = *id.value;
   if (auto s = write_refs(dir, refs); !s) return problem(Failure::io, s.error().message);
+  if (auto s = ownership_.add(key(repo), {blob->sha256}); !s) return problem(Failure::io, s.error().message);
   RepoInfo info{is_private, initial.time};
   json record = {{"format_version", kRepoFormatVersion}, {"private", is_private}, {"created", info.created}};
   // Written last: a crash before this point leaves no visible repo, and a retry succeeds.
@@ -225,10 +243,7 @@ Outcome<std::string> RepoStore::create_branch(const RepoId& repo, const std::str
                                               const std::string& starting_point) {
   auto info = repo_info(repo);
   if (!info.ok()) return info.problem;
-  if (branch.empty() || branch.find("..") != std::string::npos || branch.rfind("refs/", 0) == 0 ||
-      branch.find_first_of(" ~^:?*[\\") != std::string::npos) {
-    return problem(Failure::invalid, "Invalid branch name `" + branch + "`");
-  }
+  if (auto s = protocol::check_ref_name(branch); !s) return problem(Failure::invalid, s.error().message);
   fs::path dir = repo_dir(repo);
   WriteLock lock(repo_mutex(dir.string()), dir / "lock");
   auto current = read_refs(dir);
@@ -291,6 +306,15 @@ Outcome<CommitResult> RepoStore::commit(const RepoId& repo, const CommitRequest&
       next.tree.erase(first, last);
     }
   }
+  std::vector<std::string> added;
+  for (const auto& op : request.operations) {
+    if (op.kind != OperationKind::add) continue;
+    if (auto clash = folder_clash(next.tree, op.path)) return problem(Failure::invalid, *clash);
+    added.push_back(op.entry.sha256);
+  }
+  // Owned before the ref switch: a crash in between leaves a superset, never a commit whose
+  // objects its repository does not own.
+  if (auto s = ownership_.add(key(repo), added); !s) return problem(Failure::io, s.error().message);
   auto id = write_commit(repo, next);
   if (!id.ok()) return id.problem;
   CommitResult result{*id.value, std::nullopt};

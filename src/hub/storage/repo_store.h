@@ -3,6 +3,7 @@
 //   refs.json      branches and pull-request refs -> commit id, replaced atomically
 //   commits/<id>   immutable commit objects (commit.h)
 //   lock           flock()ed while a writer updates refs, so two server processes are safe
+//   owned          the objects this repository owns (ownership.h)
 // Every writer writes new objects and the commit first and switches the ref last, so a crash
 // at any moment leaves each ref at a complete old or new commit.
 #pragma once
@@ -17,6 +18,7 @@
 
 #include "hub/storage/commit.h"
 #include "hub/storage/object_store.h"
+#include "hub/storage/ownership.h"
 
 namespace kb::hub::storage {
 
@@ -82,7 +84,15 @@ class RepoStore {
   ObjectStore& objects() { return objects_; }
   const std::filesystem::path& root() const { return root_; }
 
+  // A namespace or repository name (protocol::check_repo_name).
   static bool valid_name(const std::string& name);
+
+  // Objects scoped to repositories (ownership.h); commits add what they reference.
+  bool owns(const RepoId& repo, const std::string& sha256) { return ownership_.owns(key(repo), sha256); }
+  std::vector<RepoId> owners(const std::string& sha256);
+  util::Status add_owned(const RepoId& repo, const std::vector<std::string>& sha256s) {
+    return ownership_.add(key(repo), sha256s);
+  }
 
   Outcome<RepoInfo> create_repo(const RepoId& repo, bool is_private);
   Outcome<RepoInfo> repo_info(const RepoId& repo) const;
@@ -96,6 +106,7 @@ class RepoStore {
 
  private:
   std::filesystem::path repo_dir(const RepoId& repo) const;
+  static std::string key(const RepoId& repo) { return repo.type + "s/" + repo.name_space + "/" + repo.name; }
   // Holds the in-process mutex and the flock of one repo for the lifetime of the object.
   class WriteLock;
   std::shared_ptr<std::mutex> repo_mutex(const std::string& key);
@@ -105,6 +116,7 @@ class RepoStore {
 
   std::filesystem::path root_;
   ObjectStore objects_;
+  Ownership ownership_;
   std::mutex mutexes_guard_;
   std::map<std::string, std::shared_ptr<std::mutex>> mutexes_;
   mutable std::mutex cache_guard_;

@@ -1,0 +1,72 @@
+// Request bodies the kernel-hub server accepts (hub-api.md §3), parsed into typed values before
+// any handler acts on them. Every field is checked for its type; a wrong type, a missing
+// required field or a bad name is an ErrorKind::invalid error whose message names the field
+// ("objects[0].size: expected a non-negative integer below 2^63"), which the server answers
+// with 400. The parsers are pure (bytes in, values out), so fuzz/fuzz_hub_requests.cpp runs them
+// directly.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "util/result.h"
+
+namespace kb::hub::protocol {
+
+// JSON nesting deeper than this is refused (no body of the API nests more than 4 levels).
+inline constexpr int kMaxJsonDepth = 32;
+
+// POST /api/repos/create
+struct CreateRepoRequest {
+  std::string name;                       // as sent: "name" or "namespace/name"
+  std::optional<std::string> organization;
+  std::string type = "model";
+  bool is_private = false;
+};
+util::Result<CreateRepoRequest> parse_create_repo(std::string_view body);
+
+// POST /api/{type}s/{repo}/branch/{branch}; an empty body is {}.
+struct CreateBranchRequest {
+  std::optional<std::string> starting_point;
+};
+util::Result<CreateBranchRequest> parse_create_branch(std::string_view body);
+
+// POST /api/{type}s/{repo}/preupload/{revision}
+struct PreuploadFile {
+  std::string path;
+  uint64_t size = 0;
+  std::string sample;  // decoded bytes of the base64 sample (may be empty)
+};
+util::Result<std::vector<PreuploadFile>> parse_preupload(std::string_view body);
+
+// POST .../info/lfs/objects/batch (operation "upload" only)
+struct LfsObject {
+  std::string oid;  // 64 lowercase hex digits
+  uint64_t size = 0;
+};
+util::Result<std::vector<LfsObject>> parse_lfs_batch(std::string_view body);
+
+// POST /api/{type}s/{repo}/commit/{revision}: ndjson, one {"key", "value"} object per line.
+enum class CommitOpKind { file, lfs_file, delete_file, delete_folder };
+struct CommitOp {
+  CommitOpKind kind = CommitOpKind::file;
+  std::string path;     // checked with check_repo_path (a deleted folder's trailing '/' removed)
+  std::string content;  // file: the decoded bytes
+  std::string oid;      // lfs_file: sha256
+  uint64_t size = 0;    // lfs_file: declared size
+};
+struct CommitPayload {
+  std::string summary = "Upload files";
+  std::string description;
+  std::optional<std::string> parent_commit;
+  std::vector<CommitOp> operations;
+};
+util::Result<CommitPayload> parse_commit_payload(std::string_view body);
+
+// Sizes are integers in [0, 2^63).
+inline constexpr uint64_t kMaxDeclaredSize = (uint64_t{1} << 63) - 1;
+
+}  // namespace kb::hub::protocol

@@ -1,0 +1,45 @@
+// Per-user storage accounting for the --quota limit (docs/hub-security.md): a user's usage is
+// the sum of the sizes of the distinct objects they have uploaded (LFS bodies and inline commit
+// content), whatever repositories they went to. Kept in <root>/usage/<user> ("<sha256> <size>"
+// lines, appended and fsynced) and cached in memory. Bytes of uploads in progress are reserved
+// so that parallel uploads cannot overshoot the quota together.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <mutex>
+#include <string>
+
+#include "util/result.h"
+
+namespace kb::hub::storage {
+
+class UsageLedger {
+ public:
+  explicit UsageLedger(std::filesystem::path root);
+
+  // Bytes charged to the user plus their reservations.
+  uint64_t used(const std::string& user);
+  bool has(const std::string& user, const std::string& sha256);
+  // Reserves `size` bytes if used + size <= quota (quota 0: unlimited); false otherwise.
+  bool reserve(const std::string& user, uint64_t size, uint64_t quota);
+  void release(const std::string& user, uint64_t size);
+  // Charges an object to the user once (no-op if already charged).
+  util::Status charge(const std::string& user, const std::string& sha256, uint64_t size);
+
+ private:
+  struct Account {
+    bool loaded = false;
+    std::map<std::string, uint64_t> objects;
+    uint64_t charged = 0;
+    uint64_t reserved = 0;
+  };
+  Account& account_locked(const std::string& user);
+
+  std::filesystem::path dir_;
+  std::mutex guard_;
+  std::map<std::string, Account> accounts_;
+};
+
+}  // namespace kb::hub::storage
