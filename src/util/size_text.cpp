@@ -29,6 +29,9 @@ Result<uint64_t> parse_size(std::string_view text) {
   if (parsed.ec != std::errc()) return bad_size(text, "larger than 2^64-1 bytes");
 
   std::string_view unit = text.substr(digits);
+  if (!unit.empty() && (unit.front() == '.' || unit.front() == ',')) {
+    return bad_size(text, "expected a whole number of bytes, with no fraction");
+  }
   unsigned shift = 0;
   if (!unit.empty()) {
     char letter = static_cast<char>(std::toupper(static_cast<unsigned char>(unit.front())));

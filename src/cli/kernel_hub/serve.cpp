@@ -1,8 +1,10 @@
-// `kernel-hub serve`: run the Hub server on a storage root.
+// `kernel-hub serve`: run the Hub server on a storage root, with the limits of
+// docs/hub-security.md as options.
 #include <cstdio>
 
 #include "cli/command_registry.h"
 #include "hub/server/server.h"
+#include "util/size_text.h"
 
 namespace kb::cli {
 namespace {
@@ -11,21 +13,100 @@ struct Options {
   std::string root;
   std::string host = "127.0.0.1";
   int port = 8000;
-  int threads = 32;
+  int threads = 64;
+  std::string public_url;
+  std::string max_file_size = "10G";
+  std::string max_request_body = "64M";
+  size_t max_files_per_commit = 10000;
+  std::string quota = "100G";
+  int keep_alive_timeout = 5;
+  int max_connections = 4096;
 };
+
+// SIZE options stay text until the action runs; this makes a bad one a usage error first.
+const CLI::Validator size_text(
+    [](std::string& text) {
+      auto size = util::parse_size(text);
+      return size ? std::string() : size.error().message;
+    },
+    "");
+
+const CLI::Validator base_url(
+    [](std::string& text) {
+      bool scheme = text.rfind("http://", 0) == 0 || text.rfind("https://", 0) == 0;
+      size_t host = text.find("://") + 3;
+      if (!scheme || host >= text.size() || text[host] == '/' || text.find_first_of("?# ") != std::string::npos) {
+        return "Invalid URL `" + text + "`: expected http(s)://host[:port][/path], without query or fragment";
+      }
+      return std::string();
+    },
+    "");
+
+uint64_t size_of(const std::string& text) { return util::parse_size(text).value(); }
 
 Action setup(CLI::App& app) {
   auto o = std::make_shared<Options>();
   app.add_option("--root", o->root, "Storage directory (created if missing)")->required();
   app.add_option("--host", o->host, "Address to listen on")->capture_default_str();
   app.add_option("--port", o->port, "Port to listen on (0: pick a free port)")->capture_default_str();
-  app.add_option("--threads", o->threads, "Worker threads")->capture_default_str()->check(CLI::Range(1, 1024));
+  app.add_option("--public-url", o->public_url,
+                 "Base of every absolute URL the server returns; never taken from the Host header "
+                 "(default: http://<host>:<port>, 127.0.0.1 for a wildcard host)")
+      ->type_name("URL")
+      ->check(base_url);
+  app.add_option("--threads", o->threads,
+                 "Most worker threads, i.e. requests processed at once; started on demand, each exits "
+                 "after 30 s idle; idle keep-alive connections hold none")
+      ->capture_default_str()
+      ->type_name("N")
+      ->check(CLI::Range(1, 4096));
+  app.add_option("--max-connections", o->max_connections,
+                 "Most open connections; more are answered 503 and closed (lowered, with a note, to "
+                 "what the open-file limit allows)")
+      ->capture_default_str()
+      ->type_name("N")
+      ->check(CLI::Range(1, 1 << 20));
+  app.add_option("--keep-alive-timeout", o->keep_alive_timeout,
+                 "Seconds an idle keep-alive connection stays open before the server closes it")
+      ->capture_default_str()
+      ->type_name("SECONDS")
+      ->check(CLI::Range(1, 3600));
+  app.add_option("--max-file-size", o->max_file_size,
+                 "Largest file (LFS object or inline content); larger uploads are refused with 413. "
+                 "SIZE: bytes, or with a suffix K, M, G, T (powers of 1024; KiB, KB accepted)")
+      ->capture_default_str()
+      ->type_name("SIZE")
+      ->check(size_text);
+  app.add_option("--max-request-body", o->max_request_body,
+                 "Largest non-upload request body (JSON, ndjson commit); larger ones are refused with "
+                 "413 (SIZE)")
+      ->capture_default_str()
+      ->type_name("SIZE")
+      ->check(size_text);
+  app.add_option("--max-files-per-commit", o->max_files_per_commit,
+                 "Most operations in one commit; more are refused with 413")
+      ->capture_default_str()
+      ->type_name("N")
+      ->check(CLI::Range(size_t{1}, size_t{10000000}));
+  app.add_option("--quota", o->quota,
+                 "Storage per user: the sizes of the distinct objects they uploaded, summed "
+                 "(SIZE; 0: no quota)")
+      ->capture_default_str()
+      ->type_name("SIZE")
+      ->check(size_text);
   return [o] {
     hub::server::ServerOptions options;
     options.root = o->root;
     options.host = o->host;
     options.port = o->port;
     options.threads = o->threads;
+    options.public_url = o->public_url;
+    options.limits.max_file_size = size_of(o->max_file_size);
+    options.limits.max_request_body = size_of(o->max_request_body);
+    options.limits.max_files_per_commit = o->max_files_per_commit;
+    options.limits.quota = size_of(o->quota);
+    options.keep_alive_timeout = o->keep_alive_timeout;
+    options.max_connections = o->max_connections;
     return exit_status(hub::server::serve(options, [o](int port) {
       // Tests and scripts read this line to learn the port.
       std::printf("Listening on http://%s:%d\n", o->host.c_str(), port);

@@ -1,25 +1,70 @@
-// HTTP server setup: routes every method to HubService, one access-log line per request.
+// HTTP server setup: the connection layer (connection.h) under HubService, the body limits of
+// the HTTP layer (docs/hub-security.md), one access-log line per request.
 #include "hub/server/server.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 
 #include <httplib.h>
 
+#include "hub/server/connection.h"
 #include "hub/server/http_support.h"
 #include "hub/server/service.h"
+#include "util/size_text.h"
 
 namespace kb::hub::server {
 
 namespace {
 
-// Start time of the request the current worker thread is serving (set before routing).
-thread_local std::chrono::steady_clock::time_point request_start;
-
 size_t response_bytes(const httplib::Response& response) {
   if (!response.body.empty()) return response.body.size();
   std::string length = response.get_header_value("Content-Length");
   return length.empty() ? 0 : std::strtoull(length.c_str(), nullptr, 10);
+}
+
+uint64_t declared_length(const httplib::Request& request) {
+  // The connection layer has refused malformed lengths before this runs.
+  std::string length = request.get_header_value("Content-Length");
+  return length.empty() ? 0 : std::strtoull(length.c_str(), nullptr, 10);
+}
+
+// Refuses, before any of it is read, a body whose Content-Length breaks a limit of the HTTP
+// layer: --max-request-body for POST, --max-file-size for PUT (uploads; their tickets' sizes
+// are the handler's to check). Returns true when it replied.
+bool refuse_body(const HubLimits& limits, const httplib::Request& request, httplib::Response& response) {
+  bool upload = request.method == "PUT";
+  uint64_t limit = upload ? limits.max_file_size : limits.max_request_body;
+  uint64_t length = declared_length(request);
+  if (length <= limit) return false;
+  reply_error(response, 413, "",
+              "Request body of " + std::to_string(length) + " bytes is larger than the server's limit of " +
+                  std::to_string(limit) + " bytes (" + (upload ? "--max-file-size " : "--max-request-body ") +
+                  util::format_size(limit) + ")");
+  close_connection_after_response();
+  return true;
+}
+
+// What the HTTP layer decides from a request's head alone, before routing reads any body.
+httplib::Server::HandlerResponse check_head(const HubLimits& limits, const httplib::Request& request,
+                                            httplib::Response& response) {
+  using HandlerResponse = httplib::Server::HandlerResponse;
+  const std::string& method = request.method;
+  if (method != "GET" && method != "HEAD" && method != "POST" && method != "PUT") {
+    reply_error(response, 405, "", "Method `" + method + "` is not supported");
+    response.set_header("Allow", "GET, HEAD, POST, PUT");
+    return HandlerResponse::Handled;
+  }
+  if ((method == "POST" || method == "PUT") && request.is_multipart_form_data()) {
+    reply_error(response, 415, "", "multipart/form-data bodies are not accepted");
+    return HandlerResponse::Handled;
+  }
+  return refuse_body(limits, request, response) ? HandlerResponse::Handled : HandlerResponse::Unhandled;
+}
+
+std::string limit_message(const char* what, const char* option, uint64_t limit) {
+  return std::string(what) + " is larger than the server's limit of " + std::to_string(limit) + " bytes (" + option +
+         " " + util::format_size(limit) + ")";
 }
 
 }  // namespace
@@ -30,19 +75,38 @@ util::Status serve(const ServerOptions& options, const std::function<void(int po
   if (ec) {
     return util::Error(util::ErrorKind::io, "Cannot create hub root `" + options.root.string() + "`: " + ec.message());
   }
-  auto service = std::make_shared<HubService>(options.root, options.limits);
-  httplib::Server http;
-  int threads = options.threads;
-  http.new_task_queue = [threads] { return new httplib::ThreadPool(static_cast<size_t>(threads)); };
-  http.set_keep_alive_max_count(10000);
-  http.set_keep_alive_timeout(30);
+  const HubLimits limits = options.limits;
+  auto service = std::make_shared<HubService>(options.root, limits);
+
+  ConnectionOptions connections;
+  connections.max_connections = static_cast<size_t>(options.max_connections);
+  connections.max_threads = static_cast<size_t>(options.threads);
+  connections.keep_alive_timeout = std::chrono::seconds(options.keep_alive_timeout);
+  // Each connection holds one descriptor; keep some for storage files, the listener, epoll.
+  uint64_t open_files = raise_open_file_limit();
+  uint64_t reserved = 64;
+  uint64_t allowed = open_files > 2 * reserved ? open_files - reserved : open_files / 2;
+  if (connections.max_connections > allowed) {
+    std::fprintf(stderr,
+                 "note: --max-connections lowered from %zu to %llu: the open-file limit (RLIMIT_NOFILE) is %llu\n",
+                 connections.max_connections, static_cast<unsigned long long>(allowed),
+                 static_cast<unsigned long long>(open_files));
+    connections.max_connections = static_cast<size_t>(allowed);
+  }
+
+  ConnectionServer http(connections);
   http.set_tcp_nodelay(true);
-  http.set_pre_routing_handler([](const httplib::Request&, httplib::Response&) {
-    request_start = std::chrono::steady_clock::now();
-    return httplib::Server::HandlerResponse::Unhandled;
+  // A backstop only: the head check and limited_reader enforce the per-method limits first
+  // (httplib's own check reads the whole refused body and keeps the connection open).
+  http.set_payload_max_length(static_cast<size_t>(std::max(limits.max_file_size, limits.max_request_body)));
+  http.set_request_head_handler(
+      [limits](const httplib::Request& request, httplib::Response& response) { return check_head(limits, request, response); });
+  // "Expect: 100-continue": refuse an over-long body at once instead of inviting it.
+  http.set_expect_100_continue_handler([limits](const httplib::Request& request, httplib::Response& response) {
+    return refuse_body(limits, request, response) ? response.status : 100;
   });
   http.set_logger([](const httplib::Request& request, const httplib::Response& response) {
-    auto ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - request_start).count();
+    auto ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - current_request_start()).count();
     // Headers are never logged and the query string is dropped, so no token reaches the log.
     std::fprintf(stderr, "%s %s %d %zu %.1fms\n", request.method.c_str(), loggable_path(request).c_str(),
                  response.status, response_bytes(response), ms);
@@ -51,28 +115,47 @@ util::Status serve(const ServerOptions& options, const std::function<void(int po
     reply_error(response, 500, "", "Internal server error");
   });
   http.Get(".*", [service](const httplib::Request& q, httplib::Response& r) { service->handle_get(q, r); });
-  http.Post(".*", [service](const httplib::Request& q, httplib::Response& r) { service->handle_post(q, r); });
-  http.Put(".*", [service](const httplib::Request& q, httplib::Response& r, const httplib::ContentReader& reader) {
-    service->handle_put(q, r, reader);
+  // POST bodies are read here, under --max-request-body, rather than by httplib (which reads
+  // any size into memory, chunked ones included).
+  http.Post(".*", [service, limits](const httplib::Request& q, httplib::Response& r, const httplib::ContentReader& reader) {
+    bool over_limit = false;
+    std::string body;
+    bool complete = limited_reader(q, reader, limits.max_request_body, over_limit)([&body](const char* data, size_t size) {
+      body.append(data, size);
+      return true;
+    });
+    if (over_limit) {
+      reply_error(r, 413, "", limit_message("Request body", "--max-request-body", limits.max_request_body));
+      return;
+    }
+    if (!complete) {
+      reply_error(r, 400, "", "Could not read the request body");
+      return;
+    }
+    httplib::Request with_body = q;
+    with_body.body = std::move(body);
+    service->handle_post(with_body, r);
   });
-  int port = options.port;
-  if (port == 0) {
-    port = http.bind_to_any_port(options.host);
-    if (port < 0) return util::Error(util::ErrorKind::network, "Cannot bind to " + options.host);
-  } else if (!http.bind_to_port(options.host, port)) {
-    return util::Error(util::ErrorKind::network, "Cannot bind to " + options.host + ":" + std::to_string(port))
-        .with_hint("is another server already listening on that port?");
-  }
+  http.Put(".*", [service, limits](const httplib::Request& q, httplib::Response& r, const httplib::ContentReader& reader) {
+    bool over_limit = false;
+    service->handle_put(q, r, limited_reader(q, reader, limits.max_file_size, over_limit));
+    if (over_limit) {
+      reply_error(r, 413, "", limit_message("Uploaded body", "--max-file-size", limits.max_file_size));
+      close_connection_after_response();
+    }
+  });
+  auto port = http.bind(options.host, options.port);
+  if (!port) return std::move(port).error();
   std::string public_url = options.public_url;
   if (public_url.empty()) {
     bool wildcard = options.host == "0.0.0.0" || options.host == "::" || options.host.empty();
     std::string host = wildcard ? "127.0.0.1" : options.host;
     if (host.find(':') != std::string::npos) host = "[" + host + "]";
-    public_url = "http://" + host + ":" + std::to_string(port);
+    public_url = "http://" + host + ":" + std::to_string(*port);
   }
   while (!public_url.empty() && public_url.back() == '/') public_url.pop_back();
   service->set_public_url(public_url);
-  on_listening(port);
+  on_listening(*port);
   if (!http.listen_after_bind()) return util::Error(util::ErrorKind::network, "Server stopped unexpectedly");
   return {};
 }

@@ -1,4 +1,5 @@
-// Running the Hub service over HTTP (cpp-httplib): thread pool, keep-alive, access log.
+// Running the Hub service over HTTP (cpp-httplib): connection limits and keep-alive
+// (connection.h), body limits, access log.
 #pragma once
 
 #include <filesystem>
@@ -14,7 +15,7 @@ struct ServerOptions {
   std::filesystem::path root;
   std::string host = "127.0.0.1";
   int port = 0;        // 0: pick a free port
-  int threads = 32;    // worker threads (concurrent connections served)
+  int threads = 64;    // most worker threads, i.e. requests processed at once (idle connections hold none)
   // Base of returned URLs; empty: http://<host>:<port> (127.0.0.1 for a wildcard host).
   std::string public_url;
   HubLimits limits;

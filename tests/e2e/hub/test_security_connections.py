@@ -1,0 +1,258 @@
+"""The connection layer of `kernel-hub serve` as an attacker sees it (docs/hub-security.md,
+"Connections" and the body rules of "Limits"): idle keep-alive connections do not starve new
+clients, --max-connections answers 503, an unread body is never parsed as a request, body
+limits refuse before reading, idle connections are closed; the serve options' help and bad
+values. Raw sockets throughout, since HTTP libraries hide exactly what is checked here.
+
+KB_REFRESH_GOLDEN=1 rewrites golden/serve-help.txt."""
+import os
+import resource
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+GOLDEN = Path(__file__).parent / "golden"
+WAIT = 5.0  # generous: every answer here takes milliseconds when the server is right
+
+
+class Server:
+    def __init__(self, binary, root, *args):
+        self.log = open(root.parent / "hub.log", "ab")
+        self.process = subprocess.Popen([str(binary), "serve", "--root", str(root), "--port", "0", *args],
+                                        stdout=subprocess.PIPE, stderr=self.log, text=True)
+        line = self.process.stdout.readline().strip()
+        assert line.startswith("Listening on http://"), line
+        self.port = int(line.rsplit(":", 1)[1])
+
+    def connect(self):
+        return socket.create_connection(("127.0.0.1", self.port), timeout=WAIT)
+
+    def stop(self):
+        self.process.kill()
+        self.process.wait()
+        self.log.close()
+
+
+@pytest.fixture
+def serve(kernel_hub, tmp_path):
+    servers = []
+
+    def start(*args):
+        root = tmp_path / f"root{len(servers)}"
+        root.mkdir()
+        servers.append(Server(kernel_hub, root, *args))
+        return servers[-1]
+
+    yield start
+    for server in servers:
+        server.stop()
+
+
+def read_response(sock, buffer=b""):
+    """Reads one response (headers and a Content-Length body); returns (status, headers, rest)."""
+    while b"\r\n\r\n" not in buffer:
+        chunk = sock.recv(65536)
+        assert chunk, f"connection closed before a full response: {buffer!r}"
+        buffer += chunk
+    head, _, rest = buffer.partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    headers = {k.strip().lower(): v.strip() for k, _, v in (line.partition(":") for line in lines[1:])}
+    length = int(headers.get("content-length", "0"))
+    while len(rest) < length:
+        chunk = sock.recv(65536)
+        assert chunk, "connection closed inside a response body"
+        rest += chunk
+    return int(lines[0].split(" ")[1]), headers, rest[length:]
+
+
+def read_to_eof(sock):
+    """Everything until the server closes (fails if it does not within WAIT)."""
+    data = b""
+    deadline = time.monotonic() + WAIT
+    while time.monotonic() < deadline:
+        try:
+            chunk = sock.recv(65536)
+        except ConnectionResetError:
+            break
+        if not chunk:
+            return data
+        data += chunk
+    pytest.fail(f"the server kept the connection open; read so far: {data!r}")
+
+
+def get(path="/api/whoami-v2", extra=""):
+    return f"GET {path} HTTP/1.1\r\nHost: hub\r\n{extra}\r\n".encode()
+
+
+SMUGGLED = get("/api/whoami-v2")
+
+
+def test_new_client_is_answered_while_500_keep_alive_connections_idle(serve):
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, max(soft, 4096)), hard))
+    server = serve()
+    idle = []
+    try:
+        for _ in range(500):
+            sock = server.connect()
+            sock.sendall(get())
+            status, headers, _ = read_response(sock)
+            assert status == 401 and headers.get("connection") != "close"
+            idle.append(sock)
+        started = time.monotonic()
+        with server.connect() as fresh:
+            fresh.sendall(get())
+            assert read_response(fresh)[0] == 401
+        assert time.monotonic() - started < WAIT
+        # The idle ones are still served too.
+        idle[0].sendall(get())
+        assert read_response(idle[0])[0] == 401
+    finally:
+        for sock in idle:
+            sock.close()
+
+
+def test_connections_beyond_max_connections_are_answered_503_and_closed(serve):
+    server = serve("--max-connections", "4")
+    idle = []
+    try:
+        for _ in range(4):
+            sock = server.connect()
+            sock.sendall(get())
+            assert read_response(sock)[0] == 401
+            idle.append(sock)
+        with server.connect() as extra:
+            extra.sendall(get())
+            status, headers, rest = read_response(extra)
+            assert status == 503 and headers["connection"] == "close"
+            assert read_to_eof(extra) == rest == b""
+        idle.pop().close()
+        time.sleep(0.5)  # the server notices the close
+        with server.connect() as again:
+            again.sendall(get())
+            assert read_response(again)[0] == 401
+    finally:
+        for sock in idle:
+            sock.close()
+
+
+@pytest.mark.parametrize("request_head", [
+    # Refused before its body is read: a bad upload ticket, an unknown PUT route, a GET.
+    "PUT /api/kernel-hub/lfs/{} HTTP/1.1\r\nHost: hub\r\nContent-Length: {}\r\n\r\n".format("0" * 64, len(SMUGGLED)),
+    f"PUT /no/such/route HTTP/1.1\r\nHost: hub\r\nContent-Length: {len(SMUGGLED)}\r\n\r\n",
+    f"GET /api/whoami-v2 HTTP/1.1\r\nHost: hub\r\nContent-Length: {len(SMUGGLED)}\r\n\r\n",
+    f"DELETE /api/repos/delete HTTP/1.1\r\nHost: hub\r\nContent-Length: {len(SMUGGLED)}\r\n\r\n",
+    # Framings another HTTP parser could read differently.
+    f"POST /api/repos/create HTTP/1.1\r\nHost: hub\r\nContent-Length: {len(SMUGGLED)}\r\n"
+    "Transfer-Encoding: chunked\r\n\r\n",
+    f"POST /api/repos/create HTTP/1.1\r\nHost: hub\r\nContent-Length: {len(SMUGGLED)}\r\n"
+    f"Content-Length: {len(SMUGGLED) + 1}\r\n\r\n",
+    f"POST /api/repos/create HTTP/1.1\r\nHost: hub\r\nContent-Length: +{len(SMUGGLED)}\r\n\r\n",
+    "POST /api/repos/create HTTP/1.1\r\nHost: hub\r\nTransfer-Encoding: gzip, chunked\r\n\r\n",
+], ids=["bad-ticket", "unknown-put-route", "get-with-body", "delete", "length-and-chunked", "two-lengths",
+        "signed-length", "other-coding"])
+def test_an_unread_body_is_never_parsed_as_a_request(serve, request_head):
+    server = serve()
+    with server.connect() as sock:
+        sock.sendall(request_head.encode() + SMUGGLED)
+        status, headers, rest = read_response(sock)
+        assert status >= 400 and headers["connection"] == "close"
+        assert rest + read_to_eof(sock) == b"", "a second response: the body was parsed as a request"
+
+
+def test_pipelined_requests_are_all_answered(serve):
+    server = serve()
+    with server.connect() as sock:
+        sock.sendall(get() + get("/api/no-such-thing") + get())
+        first, _, rest = read_response(sock)
+        second, _, rest = read_response(sock, rest)
+        third, _, rest = read_response(sock, rest)
+        assert (first, second, third) == (401, 404, 401)
+
+
+@pytest.mark.parametrize("method,path,option", [
+    ("POST", "/api/repos/create", "--max-request-body"),
+    ("PUT", "/api/kernel-hub/lfs/" + "0" * 64, "--max-file-size"),
+])
+def test_a_content_length_over_the_limit_is_refused_before_the_body_is_sent(serve, method, path, option):
+    server = serve(option, "1K")
+    with server.connect() as sock:
+        sock.sendall(f"{method} {path} HTTP/1.1\r\nHost: hub\r\nContent-Length: 1048576\r\n\r\n".encode())
+        status, headers, rest = read_response(sock)  # no byte of the body sent
+        assert status == 413 and headers["connection"] == "close"
+        assert rest + read_to_eof(sock) == b""
+
+
+def test_expect_100_continue_over_the_limit_is_refused_without_continue(serve):
+    server = serve("--max-request-body", "1K")
+    with server.connect() as sock:
+        sock.sendall(b"POST /api/repos/create HTTP/1.1\r\nHost: hub\r\nContent-Length: 4096\r\n"
+                     b"Expect: 100-continue\r\n\r\n")
+        assert read_response(sock)[0] == 413
+
+
+def test_a_chunked_body_is_cut_off_at_the_limit(serve):
+    server = serve("--max-request-body", "1K")
+    with server.connect() as sock:
+        sock.sendall(b"POST /api/repos/create HTTP/1.1\r\nHost: hub\r\nTransfer-Encoding: chunked\r\n\r\n")
+        sock.sendall(b"200\r\n" + b"x" * 512 + b"\r\n" * 1)
+        sock.sendall(b"200\r\n" + b"x" * 512 + b"\r\n")
+        sock.sendall(b"1\r\nx\r\n")  # byte 1025: the body never ends, the answer comes anyway
+        status, headers, rest = read_response(sock)
+        assert status == 413 and headers["connection"] == "close"
+
+
+def test_a_body_within_the_limit_is_read_and_the_connection_stays_open(serve):
+    server = serve("--max-request-body", "1K")
+    body = b'{"name": "x"}'
+    with server.connect() as sock:
+        for framing in (f"Content-Length: {len(body)}\r\n\r\n".encode() + body,
+                        b"Transfer-Encoding: chunked\r\n\r\n" + b"%x\r\n" % len(body) + body + b"\r\n0\r\n\r\n"):
+            sock.sendall(b"POST /api/repos/create HTTP/1.1\r\nHost: hub\r\n" + framing)
+            status, headers, rest = read_response(sock)
+            assert status == 401 and headers.get("connection") != "close" and rest == b""
+
+
+def test_idle_keep_alive_connections_are_closed_after_the_timeout(serve):
+    server = serve("--keep-alive-timeout", "1")
+    with server.connect() as sock:
+        sock.sendall(get())
+        status, headers, _ = read_response(sock)
+        assert headers["keep-alive"].startswith("timeout=1")
+        time.sleep(0.3)
+        sock.sendall(get())  # not closed while in use
+        assert read_response(sock)[0] == 401
+        started = time.monotonic()
+        assert read_to_eof(sock) == b""
+        assert time.monotonic() - started >= 0.5
+
+
+def test_serve_help_is_the_golden_text(kernel_hub):
+    out = subprocess.run([str(kernel_hub), "serve", "--help"], capture_output=True, text=True, check=True).stdout
+    golden = GOLDEN / "serve-help.txt"
+    if os.environ.get("KB_REFRESH_GOLDEN") == "1":
+        golden.parent.mkdir(exist_ok=True)
+        golden.write_text(out)
+    assert out == golden.read_text()
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--max-file-size", "1.5G"], "Invalid size `1.5G`: expected a whole number of bytes"),
+    (["--max-request-body", "-1"], "Invalid size `-1`"),
+    (["--quota", "10X"], "Invalid size `10X`: unknown unit `X`"),
+    (["--max-file-size", "16777216T"], "larger than 2^64-1 bytes"),
+    (["--keep-alive-timeout", "0"], "--keep-alive-timeout"),
+    (["--max-connections", "0"], "--max-connections"),
+    (["--max-files-per-commit", "many"], "--max-files-per-commit"),
+    (["--public-url", "ftp://hub"], "Invalid URL `ftp://hub`"),
+    (["--threads", "0"], "--threads"),
+])
+def test_bad_option_values_are_usage_errors(kernel_hub, tmp_path, args, message):
+    r = subprocess.run([str(kernel_hub), "serve", "--root", str(tmp_path / "root"), "--port", "0", *args],
+                       capture_output=True, text=True, timeout=30)
+    assert r.returncode == 2, r.stderr
+    assert message in r.stderr
+    assert not (tmp_path / "root").exists()
