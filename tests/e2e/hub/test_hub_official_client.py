@@ -70,8 +70,10 @@ def test_official_client_reads_back_kernel_builder_upload(hf_env, kernel_builder
     assert "Using branch `v1`\n" in again.stderr
     assert "No changes to upload." in again.stderr and again.stdout == ""
 
-    # A removed file is deleted remotely; a PR leaves the branch untouched.
+    # A removed file is deleted remotely; a PR leaves the branch untouched. (The digest is
+    # re-recorded, as a rebuild would: upload refuses a variant missing a file its digest lists.)
     (kernel_dir / "build" / "torch-cpu" / "_ops.py").unlink()
+    subprocess.run([str(kernel_builder), "hash", str(kernel_dir)], check=True, capture_output=True)
     pr = run_upload(kernel_builder, kernel_dir, token, hf_env.url, "--create-pr")
     assert pr.returncode == 0, pr.stderr
     assert pr.stdout.startswith(f"Pull request created: {hf_env.url}/kernels/acme/relu/discussions/")
