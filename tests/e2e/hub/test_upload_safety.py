@@ -5,7 +5,9 @@ Each refusal happens before anything is sent: the repository is not even created
 the kernel (or of the file a link leads to) reaches the Hub."""
 import json
 import os
+import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -301,3 +303,31 @@ def test_clean_build_still_uploads(world, kernel_builder):
     files = {e.path for e in hf.HfApi(token=token).list_repo_tree(
         "acme/relu", repo_type="kernel", revision="v1", recursive=True) if isinstance(e, RepoFile)}
     assert set(expected) <= files
+
+
+# --- build-and-upload shares the checks ---------------------------------------------------------
+
+NOARCH_FIXTURE = Path(__file__).resolve().parents[1] / "build" / "data" / "noarch_scale"
+
+
+def test_build_and_upload_checks_what_it_uploads(world, kernel_builder, tmp_path):
+    """A fresh build passes the digest check; a benchmark linking out of the project stops the
+    upload after the build, before the Hub is contacted."""
+    hub, token, _, _, secret = world
+    project = tmp_path / "noarch_scale"
+    shutil.copytree(NOARCH_FIXTURE, project)
+    (project / "benchmarks").mkdir()
+    (project / "benchmarks" / "benchmark_scale.py").symlink_to(secret)
+    command = ["--python", sys.executable, "--unique-id", "bu1", "--repo-id", "acme/relu", "--variant", "torch-cpu"]
+    refused = upload(kernel_builder, project, hub, token, *command, command="build-and-upload")
+    assert refused.returncode == 1, refused.stderr
+    assert (project / "build" / "torch-cpu" / "metadata.json").is_file()
+    assert error_block(refused.stderr) == (
+        f"error: Refusing to upload: the symlink `benchmarks/benchmark_scale.py` leads outside the kernel "
+        f"directory `{project}`, to `{secret}`\n" + HINT_LINK)
+    assert_nothing_reached_the_hub(hub, token, SECRET)
+    (project / "benchmarks" / "benchmark_scale.py").unlink()
+    (project / "benchmarks" / "benchmark_scale.py").write_text("print('scale')\n")
+    uploaded = upload(kernel_builder, project, hub, token, *command, command="build-and-upload")
+    assert uploaded.returncode == 0, uploaded.stderr
+    assert uploaded.stdout.startswith(f"Kernel uploaded: {hub.url}/kernels/acme/relu/tree/v")
