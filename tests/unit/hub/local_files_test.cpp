@@ -115,6 +115,24 @@ TEST(resolve_inside, TheKernelDirectoryMayItselfBeALink) {
   EXPECT_EQ(*via_alias, t.variant / "a.txt");
 }
 
+TEST(resolve_inside, ARelativeKernelDirectoryWorks) {
+  Tree t;
+  fs::create_symlink(t.secret, t.variant / "leak.txt");
+  fs::path before = fs::current_path();
+  fs::current_path(t.kernel);
+  auto dot = resolve_inside(".", "./build/torch-cpu/a.txt");
+  auto leak = resolve_inside(".", fs::path(".") / "build" / "torch-cpu" / "leak.txt");
+  fs::current_path(t.kernel / "build");
+  auto up = resolve_inside("..", "../build/torch-cpu/a.txt");
+  fs::current_path(before);
+  ASSERT_TRUE(dot) << dot.error().message;
+  EXPECT_EQ(*dot, t.variant / "a.txt");
+  ASSERT_FALSE(leak);
+  EXPECT_EQ(leak.error().message, outside_message(t, "build/torch-cpu/leak.txt", t.secret));
+  ASSERT_TRUE(up) << up.error().message;
+  EXPECT_EQ(*up, t.variant / "a.txt");
+}
+
 TEST(collect_local_files, VariantFilesAreTheDigestWalkWithResolvedPaths) {
   Tree t;
   fs::create_symlink("a.txt", t.variant / "b.txt");
