@@ -9,6 +9,10 @@ from pathlib import Path
 
 import pytest
 
+# kernel-hub speaks plain LFS, not Xet (yet): huggingface_hub reads this once, when a test module
+# first imports it during collection, so it is set before any of them is collected.
+os.environ.setdefault("HF_HUB_DISABLE_XET", "1")
+
 
 @dataclass
 class Hub:
