@@ -95,6 +95,26 @@ def test_uploading_garbage_under_a_foreign_hash_does_not_give_it_away(world):
     assert SECRET not in world.anonymous.resolve("mallory/probe", "s").content
 
 
+def test_inline_content_of_a_private_repo_is_not_referencable_by_hash(world):
+    """Inline `file` content lands in the same object store: its sha256 must not open it either."""
+    inline = b"inline private content of acme\n"
+    assert world.alice.commit("acme/priv", [file_op("inline.txt", inline)]).status_code == 200
+    assert world.mallory.create_repo("mallory/inl").status_code == 200
+    answer = world.mallory.commit("mallory/inl", [lfs_op("i", sha256(inline), len(inline))])
+    assert_not_uploaded_refusal(answer, sha256(inline), "i", "mallory/inl")
+    assert inline not in world.anonymous.resolve("mallory/inl", "i").content
+
+
+def test_batch_download_operation_hands_out_nothing(world):
+    assert world.mallory.create_repo("mallory/dl").status_code == 200
+    body = {"operation": "download", "transfers": ["basic"], "hash_algo": "sha256",
+            "objects": [{"oid": world.secret_oid, "size": len(SECRET)}]}
+    answer = world.mallory.batch_raw("mallory/dl", body)
+    assert answer.status_code == 400, answer.text
+    assert "operation" in error_of(answer)
+    assert "href" not in answer.text
+
+
 def test_member_may_reference_an_object_of_a_private_repo_of_their_org(world):
     alice = world.alice
     assert alice.create_repo("acme/other", private=True).status_code == 200
@@ -275,6 +295,36 @@ def test_quota_is_per_user(serve):
     # Re-using what alice already stored costs nothing and still works.
     answer = alice.commit("acme/r", [lfs_op("c0", sha256(chunks[0]), len(chunks[0]))])
     assert answer.status_code == 200, answer.text
+
+
+def test_quota_is_enforced_on_put_for_tickets_issued_before(serve):
+    """Two tickets issued while the quota still had room: the second PUT is over it: 413."""
+    server = serve("--max-file-size", "1M", "--quota", "1M")
+    server.add_org("acme")
+    alice = server.actor(server.add_user("alice", "acme"))
+    assert alice.create_repo("acme/r").status_code == 200
+    first, second = os.urandom(700 * 1024), os.urandom(700 * 1024)
+    answer = alice.batch("acme/r", [{"oid": sha256(first), "size": len(first)},
+                                    {"oid": sha256(second), "size": len(second)}])
+    assert answer.status_code == 200, answer.text
+    entries = answer.json()["objects"]
+    assert all("actions" in e for e in entries), entries
+    assert attacker.put_body(entries[0]["actions"]["upload"]["href"], first).status_code == 200
+    late = attacker.put_body(entries[1]["actions"]["upload"]["href"], second)
+    assert late.status_code == 413, late.text
+    assert sha256(second) not in server.stored_objects()
+    assert server.temp_files() == []
+
+
+def test_inline_content_counts_against_the_quota(serve):
+    server = serve("--max-file-size", "1M", "--quota", "1M")
+    server.add_org("acme")
+    alice = server.actor(server.add_user("alice", "acme"))
+    assert alice.create_repo("acme/r").status_code == 200
+    assert alice.commit("acme/r", [file_op("a.bin", os.urandom(700 * 1024))]).status_code == 200
+    over = alice.commit("acme/r", [file_op("b.bin", os.urandom(700 * 1024))])
+    assert over.status_code == 413, over.text
+    assert "b.bin" not in alice.files("acme/r")
 
 
 def ticket_for(world, data):
