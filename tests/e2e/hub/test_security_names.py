@@ -96,6 +96,14 @@ def test_bad_commit_path_is_refused_naming_it(names_world, kind, name, path, sho
     names_world.server.assert_alive()
 
 
+@pytest.mark.parametrize("name,path,shown", BAD_PATHS, ids=BAD_IDS)
+def test_bad_preupload_path_is_refused(names_world, name, path, shown):
+    answer = names_world.alice.preupload("acme/pub", [{"path": path, "size": 1, "sample": "eA=="}])
+    assert answer.status_code == 400, (answer.status_code, answer.text)
+    if shown is not None:
+        assert shown in error_of(answer), error_of(answer)
+
+
 def test_invalid_utf8_path_is_refused(names_world):
     alice = names_world.alice
     head = alice.head("acme/pub")

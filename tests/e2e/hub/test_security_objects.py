@@ -5,6 +5,7 @@ import os
 import sys
 from pathlib import Path
 
+import httpx
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -340,6 +341,27 @@ def test_put_of_another_length_than_the_ticket_is_refused(world, sent):
     body = (data * 60)[:sent]
     answer = attacker.put_body(href, body)
     assert 400 <= answer.status_code < 500, answer.text
+    assert world.server.stored_objects() == before
+    assert world.server.temp_files() == []
+    world.server.assert_alive()
+
+
+@pytest.mark.parametrize("sent", [99, 101, 100000])
+def test_chunked_put_of_another_length_is_refused(world, sent):
+    """Without a Content-Length the body is counted as it arrives."""
+    data = os.urandom(100)
+    href = ticket_for(world, data)
+    before = world.server.stored_objects()
+    body = (data * 1001)[:sent]
+
+    def chunks():
+        for i in range(0, len(body), 37):
+            yield body[i:i + 37]
+    try:
+        answer = httpx.put(href, content=chunks(), timeout=attacker.TIMEOUT)
+        assert 400 <= answer.status_code < 500, answer.text
+    except httpx.TransportError:
+        pass  # cut off at the first byte beyond the ticket's size: also a refusal
     assert world.server.stored_objects() == before
     assert world.server.temp_files() == []
     world.server.assert_alive()
