@@ -12,11 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import digest_json
-
 hf = pytest.importorskip("huggingface_hub")
-from huggingface_hub.errors import RepositoryNotFoundError  # noqa: E402
-from huggingface_hub.hf_api import RepoFile  # noqa: E402
 
 SECRET = b"host secret: do not publish\n"
 HINT_LINK = ("hint: Upload follows a symlink only when it stays inside the kernel directory (the Hub stores "
@@ -53,7 +49,16 @@ def error_block(stderr: str) -> str:
     return stderr[at:]
 
 
+def hub_files(token, revision="v1") -> set:
+    """Paths of the files of acme/relu at `revision`. (huggingface_hub is imported here, after
+    hf_env configured it: importing its modules earlier fixes its settings for the session.)"""
+    from huggingface_hub.hf_api import RepoFile
+    return {e.path for e in hf.HfApi(token=token).list_repo_tree("acme/relu", repo_type="kernel", revision=revision,
+                                                                recursive=True) if isinstance(e, RepoFile)}
+
+
 def assert_nothing_reached_the_hub(hub, token, *secrets: bytes):
+    from huggingface_hub.errors import RepositoryNotFoundError
     with pytest.raises(RepositoryNotFoundError):
         hf.HfApi(token=token).list_repo_refs("acme/relu", repo_type="kernel")
     for path in hub.root.rglob("*"):
@@ -63,19 +68,10 @@ def assert_nothing_reached_the_hub(hub, token, *secrets: bytes):
                 assert secret not in data, path
 
 
-def rewrite_digest(variant: Path, files: dict):
-    """Re-records the digest of `variant` over {relative path: bytes}, as `kernel-builder hash`
-    would after the author changed the directory."""
-    meta = variant / "metadata.json"
-    text = meta.read_text()
-    start = text.index('"digest": ') + len('"digest": ')
-    end = text.index(',\n  "provenance"')
-    meta.write_text(text[:start] + digest_json(files) + text[end:])
-
-
-def variant_files(variant: Path) -> dict:
-    return {p.relative_to(variant).as_posix(): p.read_bytes()
-            for p in sorted(variant.rglob("*")) if p.is_file() and p.name != "metadata.json"}
+def rehash(kernel_builder, kernel: Path):
+    """Re-records every variant's digest, as an author running `kernel-builder hash` would after
+    changing the build directory."""
+    subprocess.run([str(kernel_builder), "hash", str(kernel)], check=True, capture_output=True)
 
 
 # --- symlinks -----------------------------------------------------------------------------------
@@ -98,7 +94,7 @@ def test_symlink_refused_even_when_the_digest_lists_it(world, kernel_builder):
     hub, token, kernel, _, secret = world
     variant = kernel / "build" / "torch-cpu"
     (variant / "leak.txt").symlink_to(secret)
-    rewrite_digest(variant, variant_files(variant))
+    rehash(kernel_builder, kernel)
     assert subprocess.run([str(kernel_builder), "check-builds", str(kernel)]).returncode == 0
     result = upload(kernel_builder, kernel, hub, token)
     assert result.returncode == 1, result.stderr
@@ -125,8 +121,8 @@ def test_symlinked_variant_directory_out_of_the_kernel_is_refused(world, kernel_
     moved = tmp_path / "moved-variant"
     (kernel / "build" / "torch-cpu").rename(moved)
     (moved / "leak.txt").write_bytes(SECRET)
-    rewrite_digest(moved, variant_files(moved))
     (kernel / "build" / "torch-cpu").symlink_to(moved, target_is_directory=True)
+    rehash(kernel_builder, kernel)
     result = upload(kernel_builder, kernel, hub, token)
     assert result.returncode == 1, result.stderr
     assert error_block(result.stderr) == (
@@ -196,17 +192,14 @@ def test_symlink_inside_the_kernel_is_uploaded_as_its_content(world, kernel_buil
     (variant / "_ops.py").unlink()
     (variant / "_ops.py").symlink_to(Path("..") / ".." / "torch-ext" / "relu" / "_ops.py")
     (kernel / "build" / "CARD.md").symlink_to(Path("..") / "torch-ext" / "relu" / "_ops.py")
-    rewrite_digest(variant, variant_files(variant))
+    rehash(kernel_builder, kernel)
     expected["build/torch-cpu/_ops.py"] = b"ops = 'shared'\n"
     expected["build/torch-cpu/metadata.json"] = (variant / "metadata.json").read_bytes()
     via_link = kernel.parent / "relu-link"
     via_link.symlink_to(kernel, target_is_directory=True)
     result = upload(kernel_builder, via_link, hub, token)
     assert result.returncode == 0, result.stderr
-    api = hf.HfApi(token=token)
-    tree = {e.path for e in api.list_repo_tree("acme/relu", repo_type="kernel", revision="v1", recursive=True)
-            if isinstance(e, RepoFile)}
-    assert {p for p in tree if p.startswith("build/")} == set(expected)
+    assert {p for p in hub_files(token) if p.startswith("build/")} == set(expected)
     for path, data in expected.items():
         local = hf.hf_hub_download("acme/relu", path, repo_type="kernel", revision="v1",
                                    cache_dir=kernel.parent / "cache", token=token)
@@ -300,9 +293,7 @@ def test_clean_build_still_uploads(world, kernel_builder):
     result = upload(kernel_builder, kernel, hub, token)
     assert result.returncode == 0, result.stderr
     assert result.stdout == f"Kernel uploaded: {hub.url}/kernels/acme/relu/tree/v1\n"
-    files = {e.path for e in hf.HfApi(token=token).list_repo_tree(
-        "acme/relu", repo_type="kernel", revision="v1", recursive=True) if isinstance(e, RepoFile)}
-    assert set(expected) <= files
+    assert set(expected) <= hub_files(token)
 
 
 # --- build-and-upload shares the checks ---------------------------------------------------------
