@@ -14,6 +14,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <charconv>
@@ -21,6 +22,7 @@
 #include <cstdio>
 #include <deque>
 #include <mutex>
+#include <optional>
 #include <strings.h>
 #include <thread>
 #include <unordered_map>
@@ -54,12 +56,13 @@ class ConnectionStream final : public httplib::Stream {
   ConnectionStream(int fd, int read_timeout_ms, int write_timeout_ms)
       : fd_(fd), read_timeout_ms_(read_timeout_ms), write_timeout_ms_(write_timeout_ms) {}
 
-  bool is_readable() const override { return buffered() > 0 || wait_for(fd_, POLLIN, read_timeout_ms_) > 0; }
+  bool is_readable() const override { return buffered() > 0 || wait_for(fd_, POLLIN, read_wait_ms()) > 0; }
   bool is_writable() const override { return wait_for(fd_, POLLOUT, write_timeout_ms_) > 0; }
 
   ssize_t read(char* out, size_t size) override {
     if (buffered() == 0) {
-      if (wait_for(fd_, POLLIN, read_timeout_ms_) <= 0) return -1;
+      int wait_ms = read_wait_ms();
+      if (wait_ms == 0 || wait_for(fd_, POLLIN, wait_ms) <= 0) return -1;
       if (size >= buffer_.size()) return receive(out, size);
       ssize_t n = receive(buffer_.data(), buffer_.size());
       if (n <= 0) return n;
@@ -88,7 +91,18 @@ class ConnectionStream final : public httplib::Stream {
   size_t buffered() const { return end_ - begin_; }
   void discard_buffered() { begin_ = end_ = 0; }
 
+  // Reads fail once `deadline` has passed, however the bytes trickle in (a request head sent a
+  // byte at a time would otherwise hold a worker for a read timeout per byte).
+  void set_deadline(std::chrono::steady_clock::time_point deadline) { deadline_ = deadline; }
+  void clear_deadline() { deadline_.reset(); }
+
  private:
+  int read_wait_ms() const {
+    if (!deadline_) return read_timeout_ms_;
+    auto left = std::chrono::ceil<std::chrono::milliseconds>(*deadline_ - std::chrono::steady_clock::now());
+    return static_cast<int>(std::clamp<int64_t>(left.count(), 0, read_timeout_ms_));
+  }
+
   ssize_t receive(char* out, size_t size) {
     ssize_t n;
     do {
@@ -118,6 +132,7 @@ class ConnectionStream final : public httplib::Stream {
   std::array<char, 16 * 1024> buffer_{};
   size_t begin_ = 0;
   size_t end_ = 0;
+  std::optional<std::chrono::steady_clock::time_point> deadline_;
 };
 
 // What the connection layer learns about the request being handled on this thread.
@@ -451,6 +466,7 @@ ConnectionServer::ConnectionServer(const ConnectionOptions& options)
   set_write_timeout(options.write_timeout.count());
   httplib::Server::set_pre_routing_handler([this](const httplib::Request& request, httplib::Response& response) {
     current_request.head_parsed = true;
+    if (current_connection != nullptr) current_connection->stream.clear_deadline();
     Framing framing = framing_of(request);
     current_request.has_body = framing.has_body;
     if (framing.refusal != 0) {
@@ -503,13 +519,15 @@ bool ConnectionServer::process_and_close_socket(socket_t sock) {
 
 void ConnectionServer::serve(const std::shared_ptr<Connection>& connection) {
   current_connection = connection.get();
+  const int park_after_ms = static_cast<int>(options_.park_after.count());
   while (true) {
-    if (connection->stream.buffered() == 0 && wait_for(connection->fd, POLLIN, 0) <= 0) {
+    if (connection->stream.buffered() == 0 && wait_for(connection->fd, POLLIN, park_after_ms) <= 0) {
       if (parker_ && svr_sock_ != INVALID_SOCKET) parker_->park(connection);
       break;
     }
     current_request = RequestState{};
     current_request.start = std::chrono::steady_clock::now();
+    connection->stream.set_deadline(current_request.start + options_.read_timeout);
     bool last = ++connection->requests >= options_.max_requests_per_connection;
     bool closed_by_client = false;
     bool ok = process_request(connection->stream, last, closed_by_client, nullptr);

@@ -47,6 +47,9 @@ struct ConnectionOptions {
   std::chrono::seconds read_timeout{5};              // one read of a request in progress
   std::chrono::seconds write_timeout{5};             // one write of a response
   std::chrono::seconds idle_worker_exit{30};         // an idle worker thread exits after this
+  // How long a worker waits for a connection's next request before parking it: a client that
+  // sends at once is served without the hop through the parker (two thread wake-ups).
+  std::chrono::milliseconds park_after{10};
   size_t max_requests_per_connection = 10000;        // then the connection is closed
 };
 

@@ -19,10 +19,11 @@ WAIT = 5.0  # generous: every answer here takes milliseconds when the server is 
 
 
 class Server:
-    def __init__(self, binary, root, *args):
-        self.log = open(root.parent / "hub.log", "ab")
+    def __init__(self, binary, root, *args, preexec_fn=None):
+        self.log_path = root.parent / f"{root.name}.log"
+        self.log = open(self.log_path, "ab")
         self.process = subprocess.Popen([str(binary), "serve", "--root", str(root), "--port", "0", *args],
-                                        stdout=subprocess.PIPE, stderr=self.log, text=True)
+                                        stdout=subprocess.PIPE, stderr=self.log, text=True, preexec_fn=preexec_fn)
         line = self.process.stdout.readline().strip()
         assert line.startswith("Listening on http://"), line
         self.port = int(line.rsplit(":", 1)[1])
@@ -40,10 +41,10 @@ class Server:
 def serve(kernel_hub, tmp_path):
     servers = []
 
-    def start(*args):
+    def start(*args, preexec_fn=None):
         root = tmp_path / f"root{len(servers)}"
         root.mkdir()
-        servers.append(Server(kernel_hub, root, *args))
+        servers.append(Server(kernel_hub, root, *args, preexec_fn=preexec_fn))
         return servers[-1]
 
     yield start
@@ -228,6 +229,35 @@ def test_idle_keep_alive_connections_are_closed_after_the_timeout(serve):
         started = time.monotonic()
         assert read_to_eof(sock) == b""
         assert time.monotonic() - started >= 0.5
+
+
+def test_a_request_head_sent_byte_by_byte_is_cut_off(serve):
+    server = serve()  # a head must arrive within the read timeout (5 s) of its first byte
+    with server.connect() as sock:
+        sock.sendall(b"GET /api/whoami-v2 HTTP/1.1\r\nX-Slow: ")
+        sock.settimeout(0.5)
+        started = time.monotonic()
+        while time.monotonic() - started < 15:
+            try:
+                sock.sendall(b"x")
+                sock.recv(65536)  # an answer (400) or the end of the connection
+                break
+            except socket.timeout:
+                continue
+            except OSError:  # reset
+                break
+        else:
+            pytest.fail("the server kept reading a head sent a byte every 0.5 s for 15 s")
+        assert time.monotonic() - started < 10
+
+
+def test_max_connections_is_lowered_to_the_open_file_limit(serve):
+    server = serve(preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (256, 256)))
+    with server.connect() as sock:
+        sock.sendall(get())
+        assert read_response(sock)[0] == 401
+    assert ("note: --max-connections lowered from 4096 to 192: the open-file limit (RLIMIT_NOFILE) is 256"
+            in server.log_path.read_text())
 
 
 def test_serve_help_is_the_golden_text(kernel_hub):
