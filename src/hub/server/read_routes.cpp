@@ -1,6 +1,7 @@
 // Read endpoints: whoami, organization overview, capabilities, refs, revision info, tree
 // listing (paginated), file resolve (streamed, with Range) and the bulk directory download.
 #include <fcntl.h>
+#include <cerrno>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -154,7 +155,15 @@ void HubService::tree(const httplib::Request& request, httplib::Response& respon
   size_t total = directories.size() + files.size();
   size_t page = expand ? kTreeExpandPageSize : kTreePageSize;
   size_t start = 0;
-  if (request.has_param("cursor")) start = std::strtoull(request.get_param_value("cursor").c_str(), nullptr, 10);
+  if (request.has_param("cursor")) {
+    const std::string cursor = request.get_param_value("cursor");
+    char* end = nullptr;
+    errno = 0;
+    start = std::strtoull(cursor.c_str(), &end, 10);
+    if (cursor.empty() || cursor.find_first_not_of("0123456789") != std::string::npos || errno == ERANGE || start > total) {
+      return reply_error(response, 400, "", "cursor: expected a position between 0 and " + std::to_string(total));
+    }
+  }
   json body = json::array();
   size_t index = 0;
   for (const auto& d : directories) {

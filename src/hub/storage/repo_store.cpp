@@ -249,6 +249,12 @@ Outcome<std::string> RepoStore::create_branch(const RepoId& repo, const std::str
   auto current = read_refs(dir);
   if (!current.ok()) return current.problem;
   if (current.value->branches.count(branch)) return problem(Failure::conflict, "Reference already exists");
+  // Branch names form a folder tree (git stores refs as files): `v1` and `v1/x` cannot both exist.
+  for (const auto& [existing, commit] : current.value->branches) {
+    if (branch.rfind(existing + "/", 0) == 0 || existing.rfind(branch + "/", 0) == 0) {
+      return problem(Failure::conflict, "Branch `" + branch + "` conflicts with existing branch `" + existing + "`");
+    }
+  }
   auto start = resolve(repo, starting_point);
   if (!start.ok()) return start.problem;
   current.value->branches[branch] = *start.value;

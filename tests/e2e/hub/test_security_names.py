@@ -308,3 +308,15 @@ def test_snapshot_download_returns_exactly_the_accepted_files(serve, tmp_path, m
     assert [b.name for b in refs.branches] == ["main"]
     server.assert_alive()
     assert accepted == []
+
+
+@pytest.mark.parametrize("first,second", [("v1", "v1/x"), ("v1/x", "v1"), ("a/b/c", "a")])
+def test_branch_names_cannot_be_file_and_folder(world, first, second):
+    """git keeps refs as files, so `v1` and `v1/x` cannot both exist (the HF cache writes
+    refs/<revision> files the same way)."""
+    assert world.alice.create_branch("acme/pub", first).status_code == 200
+    answer = world.alice.create_branch("acme/pub", second)
+    assert answer.status_code == 409, answer.text
+    assert f"Branch `{second}` conflicts with existing branch `{first}`" in error_of(answer)
+    branches = world.alice.get("/api/models/acme/pub/refs").json()["branches"]
+    assert sorted(b["name"] for b in branches) == sorted(["main", first])
