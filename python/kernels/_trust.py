@@ -21,6 +21,7 @@ def _marker(org: str) -> Path:
 
 
 def check_trust(repo_id: str, trust_remote_code: Union[bool, List[str]], user_agent: str = "") -> None:
+    _core.check_repo_id(repo_id)  # the organisation names a marker file and a URL
     if trust_remote_code is True:
         return
     if isinstance(trust_remote_code, list):

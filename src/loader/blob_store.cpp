@@ -6,6 +6,7 @@
 #include <fstream>
 #include <random>
 
+#include "loader/cache_path.h"
 #include "util/fs.h"
 #include "util/hash.h"
 
@@ -44,6 +45,7 @@ util::Status commit_blob(const RepoCache& cache, const std::filesystem::path& in
                        "Downloaded file does not match its ETag " + etag + "; it was discarded");
   }
   auto target = cache.blob_path(etag);
+  KB_TRY(check_inside(cache.root(), target));
   std::error_code ec;
   std::filesystem::create_directories(target.parent_path(), ec);
   {
@@ -62,7 +64,10 @@ util::Status commit_blob(const RepoCache& cache, const std::filesystem::path& in
 
 util::Status link_snapshot(const RepoCache& cache, const std::string& commit, const std::string& path,
                            const std::string& etag) {
-  auto link = cache.snapshot_dir(commit) / std::filesystem::path(path);
+  auto joined = join_inside(cache.root(), cache.snapshot_dir(commit), path);
+  if (!joined) return std::move(joined).error();
+  const auto& link = *joined;
+  KB_TRY(check_inside(cache.root(), cache.blob_path(etag)));
   std::error_code ec;
   std::filesystem::create_directories(link.parent_path(), ec);
   auto relative = cache.blob_path(etag).lexically_relative(link.parent_path());
@@ -80,20 +85,24 @@ util::Status link_snapshot(const RepoCache& cache, const std::string& commit, co
 }
 
 void forget_file(const RepoCache& cache, const std::string& commit, const std::string& path) {
-  auto link = cache.snapshot_dir(commit) / std::filesystem::path(path);
+  auto link = join_inside(cache.root(), cache.snapshot_dir(commit), path);
+  if (!link) return;
   std::error_code ec;
-  if (std::filesystem::is_symlink(link, ec)) {
-    auto target = std::filesystem::read_symlink(link, ec);
-    if (!ec) std::filesystem::remove(link.parent_path() / target, ec);
+  if (std::filesystem::is_symlink(*link, ec)) {
+    auto target = std::filesystem::read_symlink(*link, ec);
+    // Only a blob of this cache is removed, never what a planted link points at.
+    auto blob = link->parent_path() / target;
+    if (!ec && check_inside(cache.root(), blob)) std::filesystem::remove(blob, ec);
   }
-  std::filesystem::remove(link, ec);
+  std::filesystem::remove(*link, ec);
 }
 
 void mark_missing(const RepoCache& cache, const std::string& commit, const std::string& path) {
-  auto marker = cache.no_exist_path(commit, path);
+  auto marker = join_inside(cache.root(), cache.no_exist_dir(commit), path);
+  if (!marker) return;  // only an optimisation
   std::error_code ec;
-  std::filesystem::create_directories(marker.parent_path(), ec);
-  std::ofstream touch(marker, std::ios::app);
+  std::filesystem::create_directories(marker->parent_path(), ec);
+  std::ofstream touch(*marker, std::ios::app);
 }
 
 }  // namespace kb::loader

@@ -5,6 +5,7 @@
 #include <cctype>
 #include <cstdlib>
 
+#include "loader/cache_path.h"
 #include "util/fs.h"
 #include "util/strings.h"
 
@@ -55,8 +56,10 @@ fs::path RepoCache::ref_path(const std::string& revision) const {
   return repo_dir() / "refs" / fs::path(revision);
 }
 
+fs::path RepoCache::no_exist_dir(const std::string& commit) const { return repo_dir() / ".no_exist" / commit; }
+
 fs::path RepoCache::no_exist_path(const std::string& commit, const std::string& path_in_repo) const {
-  return repo_dir() / ".no_exist" / commit / fs::path(path_in_repo);
+  return no_exist_dir(commit) / fs::path(path_in_repo);
 }
 
 fs::path RepoCache::lock_path(const std::string& name) const {
@@ -78,6 +81,7 @@ std::optional<std::string> RepoCache::read_ref(const std::string& revision) cons
 
 util::Status RepoCache::write_ref(const std::string& revision, const std::string& commit) const {
   if (read_ref(revision) == commit) return {};
+  KB_TRY(check_inside(root_, ref_path(revision)));
   std::error_code ec;
   fs::create_directories(ref_path(revision).parent_path(), ec);
   return util::write_file_atomic(ref_path(revision), commit);

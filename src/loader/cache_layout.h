@@ -38,6 +38,7 @@ class RepoCache {
   fs::path blob_path(const std::string& etag) const;
   fs::path snapshot_dir(const std::string& commit) const;
   fs::path ref_path(const std::string& revision) const;
+  fs::path no_exist_dir(const std::string& commit) const;  // `.no_exist/<commit>`
   fs::path no_exist_path(const std::string& commit, const std::string& path_in_repo) const;
   fs::path lock_path(const std::string& name) const;  // `.locks/<folder>/<name>.lock`
   fs::path receipt_path(const std::string& commit, const std::string& variant) const;

@@ -5,8 +5,11 @@
 
 #include <algorithm>
 
+#include "hub/protocol/names.h"
 #include "loader/blob_store.h"
+#include "loader/cache_path.h"
 #include "loader/file_lock.h"
+#include "loader/hub_input.h"
 #include "loader/kernel_status.h"
 #include "loader/receipt.h"
 #include "loader/verification.h"
@@ -47,6 +50,12 @@ std::vector<std::string> local_variant_dirs(const fs::path& build_dir) {
   return names;
 }
 
+// Lock names come from commit ids, variants and object ids: the lock file must land in the cache.
+util::Result<FileLock> acquire_lock(const RepoCache& cache, const std::string& name) {
+  KB_TRY(check_inside(cache.root(), cache.lock_path(name)));
+  return FileLock::acquire(cache.lock_path(name));
+}
+
 // A receipt proves the files match their blobs and the digest; the lock hash is per request, and
 // cheap to recompute from the blob names (no file is read).
 bool lock_hash_matches(const RepoCache& cache, const std::string& commit, const std::string& variant,
@@ -62,6 +71,8 @@ bool lock_hash_matches(const RepoCache& cache, const std::string& commit, const 
 Installer::Installer(fs::path cache_root, HubReader* hub) : root_(std::move(cache_root)), hub_(hub) {}
 
 util::Result<InstallResult> Installer::install(const InstallRequest& request) {
+  // From the user or a lockfile: checked before it becomes a URL or a cache path.
+  KB_TRY(check_kernel_request(request.repo_id, request.revision));
   if (request.local_files_only) return install_offline(request);
   if (hub_ == nullptr) return Error(ErrorKind::generic, "No Hub client configured");
   return install_online(request, 0);
@@ -69,7 +80,11 @@ util::Result<InstallResult> Installer::install(const InstallRequest& request) {
 
 util::Result<std::vector<std::string>> Installer::build_listing(const RepoCache& cache,
                                                                 const std::string& commit) {
-  if (auto cached = read_build_listing(cache, commit)) return *cached;
+  if (auto cached = read_build_listing(cache, commit)) {
+    bool valid = std::all_of(cached->begin(), cached->end(),
+                             [](const std::string& name) { return hub::protocol::check_repo_path(name).ok(); });
+    if (valid) return *cached;
+  }
   auto tree = hub_->list_tree(RepoType::kernel, cache.repo_id(), commit, "build", false);
   if (!tree) return std::move(tree).error();
   std::vector<std::string> names;
@@ -97,12 +112,13 @@ util::Result<FetchedFile> Installer::fetch_file(const RepoCache& cache, const st
   fs::create_directories(tmp_dir, ec);
   // The lock is per destination name; the same name is resumed (Range) after a crash.
   std::string key = entry ? entry->etag() : util::sha256_hex(revision + "/" + path);
-  auto lock = FileLock::acquire(cache.lock_path(key));
+  auto lock = acquire_lock(cache, key);
   if (!lock) return std::move(lock).error();
   if (entry && fs::exists(cache.blob_path(entry->etag()), ec)) {
     return FetchedFile{revision, entry->etag(), entry->size};  // another process finished it
   }
   auto incomplete = tmp_dir / (key + ".incomplete");
+  KB_TRY(check_inside(cache.root(), incomplete));
   auto fetched = hub_->download(RepoType::kernel, cache.repo_id(), revision, path, incomplete);
   if (!fetched) {
     fs::remove(incomplete, ec);
@@ -119,35 +135,48 @@ util::Result<FetchedFile> Installer::fetch_file(const RepoCache& cache, const st
   return fetched;
 }
 
-util::Status Installer::fetch_variant(const RepoCache& cache, const std::string& commit,
-                                      const std::string& variant, const metadata::Metadata& metadata,
-                                      const InstallRequest& request) {
-  const std::string prefix = "build/" + variant;
-  auto tree = hub_->list_tree(RepoType::kernel, cache.repo_id(), commit, prefix, true);
+util::Result<std::vector<TreeEntry>> Installer::variant_files(const RepoCache& cache, const std::string& commit,
+                                                              const std::string& variant) {
+  // HubReader::list_tree refuses the whole listing if one path is not below `build/<variant>/`.
+  auto tree = hub_->list_tree(RepoType::kernel, cache.repo_id(), commit, "build/" + variant, true);
   if (!tree) return std::move(tree).error();
   std::vector<TreeEntry> files;
   for (const auto& entry : *tree) {
     if (!entry.is_directory && !excluded(entry.path)) files.push_back(entry);
   }
-  (void)request;
+  return files;
+}
+
+util::Status Installer::fetch_variant(const RepoCache& cache, const std::string& commit, const std::string& variant,
+                                      const std::vector<TreeEntry>& files) {
   // Bulk download first when the server offers it; per-file otherwise or for what it missed.
   bool need_files = std::any_of(files.begin(), files.end(), [&](const TreeEntry& e) {
     std::error_code ec;
     return !fs::exists(cache.blob_path(e.etag()), ec);
   });
   if (need_files) {
-    util::TempDir staging;
-    auto bulk = hub_->download_directory(RepoType::kernel, cache.repo_id(), commit, prefix, staging.path());
+    // Staged inside the cache (same filesystem as blobs/), removed whatever happens.
+    auto staging = cache.repo_dir() / "blobs" / (util::sha256_hex(commit + "/" + variant) + ".bulk.incomplete");
+    KB_TRY(check_inside(cache.root(), staging));
+    struct Cleanup {
+      fs::path path;
+      ~Cleanup() {
+        std::error_code ec;
+        fs::remove_all(path, ec);
+      }
+    } cleanup{staging};
+    auto bulk = hub_->download_directory(RepoType::kernel, cache.repo_id(), commit, "build/" + variant, staging);
+    // A hostile stream stops the install; any other bulk failure falls back to per-file downloads.
+    if (bulk && !*bulk && bulk->error().kind == ErrorKind::invalid) return bulk->error();
     if (bulk && *bulk) {
       for (const auto& file : **bulk) {
         auto it = std::find_if(files.begin(), files.end(), [&](const TreeEntry& e) { return e.path == file.path; });
         if (it == files.end()) continue;
         std::error_code ec;
         if (fs::exists(cache.blob_path(it->etag()), ec)) continue;
-        auto lock = FileLock::acquire(cache.lock_path(it->etag()));
+        auto lock = acquire_lock(cache, it->etag());
         if (!lock) return std::move(lock).error();
         auto incomplete = cache.repo_dir() / "blobs" / (it->etag() + ".incomplete");
-        fs::create_directories(incomplete.parent_path(), ec);
         fs::rename(file.local, incomplete, ec);
         if (ec) fs::copy_file(file.local, incomplete, fs::copy_options::overwrite_existing, ec);
         if (ec) continue;  // falls back to the per-file download below
@@ -160,7 +189,6 @@ util::Status Installer::fetch_variant(const RepoCache& cache, const std::string&
     if (!fetched) return std::move(fetched).error();
     KB_TRY(link_snapshot(cache, commit, entry.path, fetched->etag));
   }
-  (void)metadata;
   return {};
 }
 
@@ -204,6 +232,9 @@ util::Result<InstallResult> Installer::install_online(const InstallRequest& requ
   if (status_text) {
     auto redirect = parse_kernel_status(*status_text);
     if (!redirect) return std::move(redirect).error();
+    if (auto valid = check_kernel_request(redirect->destination, redirect->revision); !valid) {
+      return valid.error().context("Refusing the kernel-status.toml redirect of `" + request.repo_id + "`");
+    }
     if (depth >= 8) return Error(ErrorKind::config, "Too many kernel-status.toml redirects for " + request.repo_id);
     InstallRequest next = request;
     next.repo_id = redirect->destination;
@@ -227,7 +258,7 @@ util::Result<InstallResult> Installer::install_online(const InstallRequest& requ
   result.variant_path = cache.snapshot_dir(*commit) / "build" / variant;
 
   // One downloader per variant; the others wait and then find the receipt.
-  auto lock = FileLock::acquire(cache.lock_path(*commit + "-" + variant));
+  auto lock = acquire_lock(cache, *commit + "-" + variant);
   if (!lock) return std::move(lock).error();
   if (receipt_valid(cache, *commit, variant) && lock_hash_matches(cache, *commit, variant, request)) {
     auto metadata = metadata::read_metadata_file((result.variant_path / "metadata.json").string());
@@ -247,18 +278,22 @@ util::Status Installer::ensure_variant(const RepoCache& cache, const std::string
                                        const InstallRequest& request) {
   std::error_code ec;
   const fs::path variant_path = cache.snapshot_dir(commit) / "build" / variant;
-  // 3. metadata.json first, so dependencies are validated before the bulk of the download.
+  // 3. The file listing, checked before anything of the variant is fetched or written; then
+  // metadata.json, so dependencies are validated before the bulk of the download.
+  auto files = variant_files(cache, commit, variant);
+  if (!files) return std::move(files).error();
   const std::string metadata_path = "build/" + variant + "/metadata.json";
   auto fetched = fetch_file(cache, commit, metadata_path, std::nullopt);
   if (!fetched) return std::move(fetched).error();
   KB_TRY(link_snapshot(cache, commit, metadata_path, fetched->etag));
   auto metadata = metadata::read_metadata_file((variant_path / "metadata.json").string());
   if (!metadata) return std::move(metadata).error();
+  if (metadata->digest) KB_TRY(check_digest_paths(request.repo_id, variant, *metadata->digest));
   if (request.validate_dependencies) KB_TRY(request.validate_dependencies(*metadata, variant));
 
   // 4. The files, then verification; one repair round for corrupted cache entries.
   for (int attempt = 0;; ++attempt) {
-    KB_TRY(fetch_variant(cache, commit, variant, *metadata, request));
+    KB_TRY(fetch_variant(cache, commit, variant, *files));
     auto verified = verify_snapshot(cache, commit, variant, *metadata, request.lock_hash_for(variant));
     if (verified) break;
     auto bad = corrupted_blobs(cache, commit, variant);
@@ -279,6 +314,7 @@ util::Status Installer::ensure_variant(const RepoCache& cache, const std::string
 util::Result<std::vector<std::string>> Installer::install_all_variants(const std::string& repo_id,
                                                                        const std::string& revision) {
   if (hub_ == nullptr) return Error(ErrorKind::generic, "No Hub client configured");
+  KB_TRY(check_kernel_request(repo_id, revision));
   RepoCache cache(root_, RepoType::kernel, repo_id);
   std::string commit = revision;
   if (!is_commit_hash(revision)) {
@@ -293,7 +329,7 @@ util::Result<std::vector<std::string>> Installer::install_all_variants(const std
   request.repo_id = repo_id;
   request.revision = revision;
   for (const auto& variant : *names) {
-    auto lock = FileLock::acquire(cache.lock_path(commit + "-" + variant));
+    auto lock = acquire_lock(cache, commit + "-" + variant);
     if (!lock) return std::move(lock).error();
     if (receipt_valid(cache, commit, variant)) continue;
     remove_receipt(cache, commit, variant);
@@ -338,6 +374,7 @@ util::Result<InstallResult> Installer::install_offline(const InstallRequest& req
 
 util::Result<Selection> Installer::variants_at(const std::string& repo_id, const std::string& revision,
                                                const SystemInfo& system) {
+  KB_TRY(check_kernel_request(repo_id, revision));
   RepoCache cache(root_, RepoType::kernel, repo_id);
   std::string commit = revision;
   if (!is_commit_hash(revision)) {

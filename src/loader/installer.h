@@ -65,8 +65,10 @@ class Installer {
   util::Status ensure_variant(const RepoCache& cache, const std::string& commit, const std::string& variant,
                              const InstallRequest& request);
   util::Result<std::vector<std::string>> build_listing(const RepoCache& cache, const std::string& commit);
+  util::Result<std::vector<TreeEntry>> variant_files(const RepoCache& cache, const std::string& commit,
+                                                     const std::string& variant);
   util::Status fetch_variant(const RepoCache& cache, const std::string& commit, const std::string& variant,
-                             const metadata::Metadata& metadata, const InstallRequest& request);
+                             const std::vector<TreeEntry>& files);
   util::Result<FetchedFile> fetch_file(const RepoCache& cache, const std::string& revision,
                                        const std::string& path, const std::optional<TreeEntry>& entry);
 

@@ -1,12 +1,15 @@
 // lock_dependency: the lock entry of one [tool.kernels.dependencies] item.
 #include "loader/locker.h"
 
+#include "hub/protocol/names.h"
+#include "loader/hub_input.h"
 #include "loader/kernel_status.h"
 #include "util/fs.h"
 
 namespace kb::loader {
 
 util::Result<KernelLock> lock_dependency(HubReader& hub, const std::string& repo_id, int version) {
+  KB_TRY(hub::protocol::check_repo_id(repo_id));
   std::string repo = repo_id;
   {
     util::TempDir tmp("kb-lock");
@@ -16,6 +19,9 @@ util::Result<KernelLock> lock_dependency(HubReader& hub, const std::string& repo
       if (!text) return std::move(text).error();
       auto redirect = parse_kernel_status(*text);
       if (!redirect) return std::move(redirect).error();
+      if (auto valid = check_kernel_request(redirect->destination, redirect->revision); !valid) {
+        return valid.error().context("Refusing the kernel-status.toml redirect of `" + repo_id + "`");
+      }
       repo = redirect->destination;
     } else {
       auto code = hub_error_code(status.error());

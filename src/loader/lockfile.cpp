@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "loader/hub_input.h"
 #include "util/fs.h"
 #include "util/hash.h"
 #include "util/strings.h"
@@ -89,7 +90,8 @@ util::Result<std::vector<KernelLock>> parse_lockfile(const std::string& text) {
       // Structured format: {"dependency": {"repo-id", "version"}, "lock": {"commit"}}.
       const auto& dep = entry["dependency"];
       const auto& lk = entry.value("lock", nlohmann::json::object());
-      if (!dep.is_object() || !dep.contains("repo-id") || !lk.is_object() || !lk.contains("commit")) {
+      if (!dep.is_object() || !dep.contains("repo-id") || !dep["repo-id"].is_string() || !lk.is_object() ||
+          !lk.contains("commit") || !lk["commit"].is_string()) {
         return util::Error(util::ErrorKind::config, "Invalid kernels.lock entry: " + entry.dump());
       }
       lock.repo_id = dep["repo-id"].get<std::string>();
@@ -107,6 +109,11 @@ util::Result<std::vector<KernelLock>> parse_lockfile(const std::string& text) {
           lock.variants[name] = VariantLock{v.value("hash", ""), v.value("hash_type", "git_lfs_concat")};
         }
       }
+    }
+    // A lockfile may come from anywhere (a dependency's distribution): its names become URLs
+    // and cache paths, so they pass the Hub's rules here, before anyone uses them.
+    if (auto valid = check_kernel_request(lock.repo_id, lock.sha); !valid) {
+      return valid.error().context("Refusing an entry of kernels.lock");
     }
     out.push_back(std::move(lock));
   }

@@ -6,6 +6,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "loader/cache_path.h"
 #include "util/fs.h"
 #include "util/strings.h"
 
@@ -55,6 +56,7 @@ util::Status write_receipt(const RepoCache& cache, const std::string& commit, co
   if (!files) return util::Error(util::ErrorKind::io, "Cannot stat the files of variant " + variant);
   nlohmann::json json{{"variant", variant}, {"files", *files}};
   auto path = cache.receipt_path(commit, variant);
+  KB_TRY(check_inside(cache.root(), path));
   std::error_code ec;
   std::filesystem::create_directories(path.parent_path(), ec);
   return util::write_file_atomic(path, json.dump());
@@ -84,6 +86,7 @@ void remove_receipt(const RepoCache& cache, const std::string& commit, const std
 util::Status write_build_listing(const RepoCache& cache, const std::string& commit,
                                  const std::vector<std::string>& names) {
   auto path = listing_path(cache, commit);
+  KB_TRY(check_inside(cache.root(), path));
   std::error_code ec;
   std::filesystem::create_directories(path.parent_path(), ec);
   return util::write_file_atomic(path, nlohmann::json(names).dump());

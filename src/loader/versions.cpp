@@ -1,6 +1,7 @@
 // Installer::resolve_version (loader.md §2): `version=N` → the head commit of branch `vN`.
 #include <algorithm>
 
+#include "hub/protocol/names.h"
 #include "loader/installer.h"
 #include "util/strings.h"
 
@@ -8,6 +9,7 @@ namespace kb::loader {
 
 util::Result<std::string> Installer::resolve_version(const std::string& repo_id, int version, bool offline,
                                                      std::optional<std::string>& warning) {
+  KB_TRY(hub::protocol::check_repo_id(repo_id));
   std::vector<std::pair<int, std::string>> versions;
   if (offline) {
     // KERNELS_CACHE is re-read per call here, then the huggingface_hub default; both folder kinds.

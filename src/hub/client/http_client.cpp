@@ -78,6 +78,20 @@ size_t read_file_body(char* buffer, size_t size, size_t count, void* user) {
   return static_cast<size_t>(in->gcount());
 }
 
+std::string scheme_of(const std::string& url) {
+  auto colon = url.find("://");
+  return colon == std::string::npos ? "" : util::to_lower(url.substr(0, colon));
+}
+
+// A redirect may keep its scheme or upgrade http to https; anything else (a downgrade, file://,
+// ftp://, ...) would let a Hub or a man in the middle read local files or strip TLS.
+bool allowed_redirect(const std::string& from, const std::string& to) {
+  std::string a = scheme_of(from);
+  std::string b = scheme_of(to);
+  if (b != "http" && b != "https") return false;
+  return a == b || (a == "http" && b == "https");
+}
+
 std::string resolve_location(const std::string& base, const std::string& location) {
   if (location.find("://") != std::string::npos) return location;
   std::string origin = origin_of(base);
@@ -131,6 +145,11 @@ util::Result<HttpResponse> HttpClient::perform_once(const HttpRequest& request,
     curl_easy_setopt(curl, CURLOPT_USERAGENT, agent.c_str());
     curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
     curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 0L);
+    // Only http(s), and the path exactly as built: libcurl would otherwise remove dot segments and
+    // ask the server for another resource than the one named.
+    curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
+    curl_easy_setopt(curl, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+    curl_easy_setopt(curl, CURLOPT_PATH_AS_IS, 1L);
     curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT, 30L);
     curl_easy_setopt(curl, CURLOPT_LOW_SPEED_LIMIT, 1L);
@@ -177,7 +196,13 @@ util::Result<HttpResponse> HttpClient::perform_once(const HttpRequest& request,
     response.status = status;
     bool redirect = status == 301 || status == 302 || status == 303 || status == 307 || status == 308;
     if (redirect && !response.header("location").empty()) {
-      url = resolve_location(url, response.header("location"));
+      std::string next = resolve_location(url, response.header("location"));
+      if (!allowed_redirect(url, next)) {
+        return util::Error(util::ErrorKind::invalid,
+                           redacted("Refusing to follow the redirect from " + url + " to " + next +
+                                    ": only http and https are followed, and https never to http"));
+      }
+      url = next;
       continue;
     }
     return response;

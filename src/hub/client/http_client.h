@@ -1,6 +1,7 @@
 // HTTP transport of the Hub client on libcurl: retries with exponential back-off honouring
 // Retry-After (429 and 5xx, at most 5 retries), redirects followed by hand so the token is
-// only ever sent to the configured endpoint's origin, resumable downloads into
+// only ever sent to the configured endpoint's origin (and only to http or https, never from
+// https down to http), URL paths sent as built (no dot-segment removal), resumable downloads into
 // `<dest>.incomplete` with Range, and redaction of the token in every error message.
 #pragma once
 

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "hub/protocol/names.h"
 #include "util/hash.h"
 
 namespace kb::hub::protocol {
@@ -14,19 +15,6 @@ using nlohmann::json;
 namespace {
 constexpr size_t kMaxHeaderLine = 64 * 1024;
 
-// A repo path we are willing to write under a destination root: relative, no "..".
-bool safe_path(const std::string& path) {
-  if (path.empty() || path[0] == '/' || path.find('\\') != std::string::npos) return false;
-  size_t start = 0;
-  while (start <= path.size()) {
-    size_t end = path.find('/', start);
-    std::string part = path.substr(start, end == std::string::npos ? std::string::npos : end - start);
-    if (part.empty() || part == "." || part == "..") return false;
-    if (end == std::string::npos) break;
-    start = end + 1;
-  }
-  return true;
-}
 }  // namespace
 
 bool write_bulk_stream(const std::vector<BulkEntry>& entries,
@@ -75,9 +63,8 @@ util::Status BulkReader::start_record(const std::string& header_line) {
   current->entry.path = header.value("path", "");
   current->entry.size = header.value("size", uint64_t{0});
   current->entry.sha256 = header.value("sha256", "");
-  if (!safe_path(current->entry.path)) {
-    return util::Error(util::ErrorKind::integrity, "Unsafe path in bulk stream: " + current->entry.path);
-  }
+  // A path we are willing to write under a destination root: the Hub's file-path rules.
+  KB_TRY(check_repo_path(current->entry.path));
   auto destination = destination_for_(current->entry.path);
   if (!destination) return std::move(destination).error();
   current->entry.source = *destination;

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "common.h"
+#include "hub/protocol/names.h"
 #include "loader/cache_layout.h"
 #include "loader/dependencies.h"
 #include "loader/installer.h"
@@ -120,6 +121,8 @@ void bind_install(py::module_& m) {
     return selection_dict(select_variant(names, system_from_dict(system)));
   });
   m.def("cache_root", [] { return default_cache_root().string(); });
+  // The Hub's repo-id rules (ValueError naming the id), for the facade's own uses of an id.
+  m.def("check_repo_id", [](const std::string& repo_id) { unwrap(hub::protocol::check_repo_id(repo_id)); });
   m.def("trusted_publisher", [](const std::string& org, const std::string& user_agent) {
     auto reader = hub(user_agent);
     util::Result<bool> trusted = util::Error("not run");

@@ -59,5 +59,23 @@ TEST(ParseLockfile, AcceptsStructuredFormatAndUnknownKeys) {
   EXPECT_FALSE(parse_lockfile("{}").ok());
 }
 
+TEST(ParseLockfile, RefusesNamesThatCouldReachOutsideTheCache) {
+  for (const char* entry : {R"({"repo_id": "org/a", "sha": "../../../pwned"})",
+                            R"({"repo_id": "org/a/../../pwned", "sha": "main"})",
+                            R"({"repo_id": "/etc", "sha": "main"})",
+                            R"({"dependency": {"repo-id": "org/a"}, "lock": {"commit": "../x"}})",
+                            R"({"dependency": {"repo-id": 3}, "lock": {"commit": "main"}})"}) {
+    auto parsed = parse_lockfile(std::string("[") + entry + "]");
+    ASSERT_FALSE(parsed.ok()) << entry;
+  }
+  auto parsed = parse_lockfile(R"([{"repo_id": "org/a", "sha": "../../../pwned"}])");
+  ASSERT_FALSE(parsed.ok());
+  EXPECT_EQ(parsed.error().kind, util::ErrorKind::invalid);
+  std::string text = parsed.error().message;
+  for (const auto& cause : parsed.error().causes) text += "\n" + cause;
+  EXPECT_NE(text.find("org/a"), std::string::npos) << text;
+  EXPECT_NE(text.find("../../../pwned"), std::string::npos) << text;
+}
+
 }  // namespace
 }  // namespace kb::loader
