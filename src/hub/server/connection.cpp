@@ -157,6 +157,7 @@ class WorkerPool final : public httplib::TaskQueue {
     std::unique_lock lock(mutex_);
     if (stopping_) return;  // the job (and the connection it holds) is dropped: closed
     jobs_.push_back(std::move(job));
+    backlog_ = jobs_.size();
     if (jobs_.size() > idle_ && threads_ < max_threads_) {
       try {
         std::thread([this] { work(); }).detach();
@@ -176,10 +177,8 @@ class WorkerPool final : public httplib::TaskQueue {
     gone_.wait(lock, [this] { return threads_ == 0; });
   }
 
-  size_t threads() {
-    std::lock_guard lock(mutex_);
-    return threads_;
-  }
+  // Jobs waiting for a worker (none while some worker is idle).
+  size_t backlog() const { return backlog_.load(std::memory_order_relaxed); }
 
  private:
   void work() {
@@ -194,6 +193,7 @@ class WorkerPool final : public httplib::TaskQueue {
       if (jobs_.empty()) break;  // stopping
       auto job = std::move(jobs_.front());
       jobs_.pop_front();
+      backlog_ = jobs_.size();
       lock.unlock();
       job();
       lock.lock();
@@ -210,6 +210,7 @@ class WorkerPool final : public httplib::TaskQueue {
   std::deque<std::function<void()>> jobs_;
   size_t threads_ = 0;
   size_t idle_ = 0;
+  std::atomic<size_t> backlog_{0};
   bool stopping_ = false;
 };
 
@@ -519,9 +520,10 @@ bool ConnectionServer::process_and_close_socket(socket_t sock) {
 
 void ConnectionServer::serve(const std::shared_ptr<Connection>& connection) {
   current_connection = connection.get();
-  const int park_after_ms = static_cast<int>(options_.park_after.count());
   while (true) {
-    if (connection->stream.buffered() == 0 && wait_for(connection->fd, POLLIN, park_after_ms) <= 0) {
+    // Lingering for the next request only while no other connection waits for a worker.
+    int linger_ms = pool_->backlog() == 0 ? static_cast<int>(options_.park_after.count()) : 0;
+    if (connection->stream.buffered() == 0 && wait_for(connection->fd, POLLIN, linger_ms) <= 0) {
       if (parker_ && svr_sock_ != INVALID_SOCKET) parker_->park(connection);
       break;
     }
