@@ -394,12 +394,9 @@ void close_connection_after_response() {
 
 std::chrono::steady_clock::time_point current_request_start() { return current_request.start; }
 
-httplib::ContentReader limited_reader(const httplib::Request& request, const httplib::ContentReader& reader,
-                                      uint64_t limit, bool& over_limit) {
-  bool has_body = request.has_header("Transfer-Encoding") ||
-                  (request.has_header("Content-Length") && request.get_header_value("Content-Length") != "0");
-  auto read = [reader, has_body, limit, &over_limit](httplib::ContentReceiver receiver) {
-    if (!has_body) {
+httplib::ContentReader limited_reader(const httplib::ContentReader& reader, uint64_t limit, bool& over_limit) {
+  auto read = [reader, limit, &over_limit](httplib::ContentReceiver receiver) {
+    if (!current_request.has_body) {  // decided from the head (framing_of), before routing
       current_request.body_consumed = true;
       return true;
     }

@@ -37,8 +37,7 @@ std::chrono::steady_clock::time_point current_request_start();
 // (no Content-Length, no Transfer-Encoding: RFC 9112 §6.3, rather than httplib's read-to-EOF),
 // and tells the connection layer when the body was read to its end, so the connection may stay
 // open. `over_limit` must outlive the returned reader.
-httplib::ContentReader limited_reader(const httplib::Request& request, const httplib::ContentReader& reader,
-                                      uint64_t limit, bool& over_limit);
+httplib::ContentReader limited_reader(const httplib::ContentReader& reader, uint64_t limit, bool& over_limit);
 
 struct ConnectionOptions {
   size_t max_connections = 4096;                     // open at once; more are answered 503

@@ -24,9 +24,19 @@ size_t response_bytes(const httplib::Response& response) {
 }
 
 uint64_t declared_length(const httplib::Request& request) {
-  // The connection layer has refused malformed lengths before this runs.
+  // Malformed lengths are refused by the connection layer before routing; before that (the
+  // Expect: 100-continue check) this best effort only decides whether to invite the body.
   std::string length = request.get_header_value("Content-Length");
   return length.empty() ? 0 : std::strtoull(length.c_str(), nullptr, 10);
+}
+
+// 413 naming the limit and the option that sets it; the connection closes after it, as the body
+// was not (fully) read.
+void reply_too_large(httplib::Response& response, const std::string& what, const char* option, uint64_t limit) {
+  reply_error(response, 413, "",
+              what + " is larger than the server's limit of " + std::to_string(limit) + " bytes (" + option + " " +
+                  util::format_size(limit) + ")");
+  close_connection_after_response();
 }
 
 // Refuses, before any of it is read, a body whose Content-Length breaks a limit of the HTTP
@@ -37,11 +47,8 @@ bool refuse_body(const HubLimits& limits, const httplib::Request& request, httpl
   uint64_t limit = upload ? limits.max_file_size : limits.max_request_body;
   uint64_t length = declared_length(request);
   if (length <= limit) return false;
-  reply_error(response, 413, "",
-              "Request body of " + std::to_string(length) + " bytes is larger than the server's limit of " +
-                  std::to_string(limit) + " bytes (" + (upload ? "--max-file-size " : "--max-request-body ") +
-                  util::format_size(limit) + ")");
-  close_connection_after_response();
+  reply_too_large(response, "Request body of " + std::to_string(length) + " bytes",
+                  upload ? "--max-file-size" : "--max-request-body", limit);
   return true;
 }
 
@@ -62,9 +69,57 @@ httplib::Server::HandlerResponse check_head(const HubLimits& limits, const httpl
   return refuse_body(limits, request, response) ? HandlerResponse::Handled : HandlerResponse::Unhandled;
 }
 
-std::string limit_message(const char* what, const char* option, uint64_t limit) {
-  return std::string(what) + " is larger than the server's limit of " + std::to_string(limit) + " bytes (" + option +
-         " " + util::format_size(limit) + ")";
+// The connection options, --max-connections lowered (with a note) to what the open-file limit
+// allows once raised: each connection holds a descriptor, and storage, the listener and the
+// parker need some too.
+ConnectionOptions connection_options(const ServerOptions& options) {
+  ConnectionOptions connections;
+  connections.max_connections = static_cast<size_t>(options.max_connections);
+  connections.max_threads = static_cast<size_t>(options.threads);
+  connections.keep_alive_timeout = std::chrono::seconds(options.keep_alive_timeout);
+  uint64_t open_files = raise_open_file_limit();
+  uint64_t reserved = 64;
+  uint64_t allowed = open_files > 2 * reserved ? open_files - reserved : open_files / 2;
+  if (connections.max_connections > allowed) {
+    std::fprintf(stderr,
+                 "note: --max-connections lowered from %zu to %llu: the open-file limit (RLIMIT_NOFILE) is %llu\n",
+                 connections.max_connections, static_cast<unsigned long long>(allowed),
+                 static_cast<unsigned long long>(open_files));
+    connections.max_connections = static_cast<size_t>(allowed);
+  }
+  return connections;
+}
+
+// Every method to HubService. POST bodies are read here, under --max-request-body, rather than
+// by httplib (which reads any size into memory, chunked ones included); PUT bodies (uploads)
+// are read by the handler, cut off at --max-file-size.
+void route(ConnectionServer& http, const std::shared_ptr<HubService>& service, const HubLimits& limits) {
+  http.Get(".*", [service](const httplib::Request& q, httplib::Response& r) { service->handle_get(q, r); });
+  http.Post(".*", [service, limits](const httplib::Request& q, httplib::Response& r, const httplib::ContentReader& reader) {
+    bool over_limit = false;
+    std::string body;
+    bool complete = limited_reader(reader, limits.max_request_body, over_limit)([&body](const char* data, size_t size) {
+      body.append(data, size);
+      return true;
+    });
+    if (over_limit) return reply_too_large(r, "Request body", "--max-request-body", limits.max_request_body);
+    if (!complete) return reply_error(r, 400, "", "Could not read the request body");
+    httplib::Request with_body = q;
+    with_body.body = std::move(body);
+    service->handle_post(with_body, r);
+  });
+  http.Put(".*", [service, limits](const httplib::Request& q, httplib::Response& r, const httplib::ContentReader& reader) {
+    bool over_limit = false;
+    service->handle_put(q, r, limited_reader(reader, limits.max_file_size, over_limit));
+    if (over_limit) reply_too_large(r, "Uploaded body", "--max-file-size", limits.max_file_size);
+  });
+}
+
+std::string default_public_url(const std::string& host, int port) {
+  bool wildcard = host == "0.0.0.0" || host == "::" || host.empty();
+  std::string shown = wildcard ? "127.0.0.1" : host;
+  if (shown.find(':') != std::string::npos) shown = "[" + shown + "]";
+  return "http://" + shown + ":" + std::to_string(port);
 }
 
 }  // namespace
@@ -78,25 +133,9 @@ util::Status serve(const ServerOptions& options, const std::function<void(int po
   const HubLimits limits = options.limits;
   auto service = std::make_shared<HubService>(options.root, limits);
 
-  ConnectionOptions connections;
-  connections.max_connections = static_cast<size_t>(options.max_connections);
-  connections.max_threads = static_cast<size_t>(options.threads);
-  connections.keep_alive_timeout = std::chrono::seconds(options.keep_alive_timeout);
-  // Each connection holds one descriptor; keep some for storage files, the listener, epoll.
-  uint64_t open_files = raise_open_file_limit();
-  uint64_t reserved = 64;
-  uint64_t allowed = open_files > 2 * reserved ? open_files - reserved : open_files / 2;
-  if (connections.max_connections > allowed) {
-    std::fprintf(stderr,
-                 "note: --max-connections lowered from %zu to %llu: the open-file limit (RLIMIT_NOFILE) is %llu\n",
-                 connections.max_connections, static_cast<unsigned long long>(allowed),
-                 static_cast<unsigned long long>(open_files));
-    connections.max_connections = static_cast<size_t>(allowed);
-  }
-
-  ConnectionServer http(connections);
+  ConnectionServer http(connection_options(options));
   http.set_tcp_nodelay(true);
-  // A backstop only: the head check and limited_reader enforce the per-method limits first
+  // A backstop only: check_head and limited_reader enforce the per-method limits first
   // (httplib's own check reads the whole refused body and keeps the connection open).
   http.set_payload_max_length(static_cast<size_t>(std::max(limits.max_file_size, limits.max_request_body)));
   http.set_request_head_handler(
@@ -114,45 +153,11 @@ util::Status serve(const ServerOptions& options, const std::function<void(int po
   http.set_exception_handler([](const httplib::Request&, httplib::Response& response, std::exception_ptr) {
     reply_error(response, 500, "", "Internal server error");
   });
-  http.Get(".*", [service](const httplib::Request& q, httplib::Response& r) { service->handle_get(q, r); });
-  // POST bodies are read here, under --max-request-body, rather than by httplib (which reads
-  // any size into memory, chunked ones included).
-  http.Post(".*", [service, limits](const httplib::Request& q, httplib::Response& r, const httplib::ContentReader& reader) {
-    bool over_limit = false;
-    std::string body;
-    bool complete = limited_reader(q, reader, limits.max_request_body, over_limit)([&body](const char* data, size_t size) {
-      body.append(data, size);
-      return true;
-    });
-    if (over_limit) {
-      reply_error(r, 413, "", limit_message("Request body", "--max-request-body", limits.max_request_body));
-      return;
-    }
-    if (!complete) {
-      reply_error(r, 400, "", "Could not read the request body");
-      return;
-    }
-    httplib::Request with_body = q;
-    with_body.body = std::move(body);
-    service->handle_post(with_body, r);
-  });
-  http.Put(".*", [service, limits](const httplib::Request& q, httplib::Response& r, const httplib::ContentReader& reader) {
-    bool over_limit = false;
-    service->handle_put(q, r, limited_reader(q, reader, limits.max_file_size, over_limit));
-    if (over_limit) {
-      reply_error(r, 413, "", limit_message("Uploaded body", "--max-file-size", limits.max_file_size));
-      close_connection_after_response();
-    }
-  });
+  route(http, service, limits);
+
   auto port = http.bind(options.host, options.port);
   if (!port) return std::move(port).error();
-  std::string public_url = options.public_url;
-  if (public_url.empty()) {
-    bool wildcard = options.host == "0.0.0.0" || options.host == "::" || options.host.empty();
-    std::string host = wildcard ? "127.0.0.1" : options.host;
-    if (host.find(':') != std::string::npos) host = "[" + host + "]";
-    public_url = "http://" + host + ":" + std::to_string(*port);
-  }
+  std::string public_url = options.public_url.empty() ? default_public_url(options.host, *port) : options.public_url;
   while (!public_url.empty() && public_url.back() == '/') public_url.pop_back();
   service->set_public_url(public_url);
   on_listening(*port);
