@@ -164,6 +164,17 @@ def test_an_unread_body_is_never_parsed_as_a_request(serve, request_head):
         assert rest + read_to_eof(sock) == b"", "a second response: the body was parsed as a request"
 
 
+def test_a_body_sent_after_the_refusal_is_drained_not_parsed(serve):
+    server = serve()
+    with server.connect() as sock:
+        sock.sendall(f"PUT /api/kernel-hub/lfs/{'0' * 64} HTTP/1.1\r\nHost: hub\r\n"
+                     f"Content-Length: {len(SMUGGLED)}\r\n\r\n".encode())
+        status, headers, rest = read_response(sock)  # refused before the body was sent
+        assert status >= 400 and headers["connection"] == "close"
+        sock.sendall(SMUGGLED)
+        assert rest + read_to_eof(sock) == b""
+
+
 def test_pipelined_requests_are_all_answered(serve):
     server = serve()
     with server.connect() as sock:
