@@ -27,6 +27,27 @@ from kernels._api import (  # noqa: E402
 )
 from kernels._importer import LoadedKernel, RepoInfo, get_loaded_kernels  # noqa: E402
 from kernels._metadata import Metadata  # noqa: E402
+from kernels.deps import get_kernel_dep  # noqa: E402
+from kernels.layer import (  # noqa: E402
+    CUDAProperties,
+    Device,
+    FuncRepository,
+    KernelizeFallback,
+    LayerRepository,
+    LocalFuncRepository,
+    LocalLayerRepository,
+    LockedFuncRepository,
+    LockedLayerRepository,
+    Mode,
+    ROCMProperties,
+    kernelize,
+    register_kernel_mapping,
+    replace_kernel_forward_from_hub,
+    use_kernel_forward_from_hub,
+    use_kernel_func_from_hub,
+    use_kernel_mapping,
+    use_kernelized_func,
+)
 
 __all__ = [
     "__version__",
@@ -43,4 +64,24 @@ __all__ = [
     "has_kernel",
     "install_kernel",
     "load_kernel",
+    # Layers and kernelize (loader.md §9)
+    "CUDAProperties",
+    "Device",
+    "FuncRepository",
+    "KernelizeFallback",
+    "LayerRepository",
+    "LocalFuncRepository",
+    "LocalLayerRepository",
+    "LockedFuncRepository",
+    "LockedLayerRepository",
+    "Mode",
+    "ROCMProperties",
+    "get_kernel_dep",
+    "kernelize",
+    "register_kernel_mapping",
+    "replace_kernel_forward_from_hub",
+    "use_kernel_forward_from_hub",
+    "use_kernel_func_from_hub",
+    "use_kernel_mapping",
+    "use_kernelized_func",
 ]

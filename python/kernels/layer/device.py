@@ -1,0 +1,77 @@
+"""Devices of kernel mappings (loader.md §9.1): `Device`, `CUDAProperties`, `ROCMProperties`,
+the device types `kernelize` accepts, and the running device's capability."""
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from typing import Optional, Union
+
+# Device types of `kernelize(device=...)` and of mappings, with the loader backend whose variant
+# serves each (the backend names of loader.md §3).
+DEVICE_BACKENDS = {
+    "cpu": "cpu",
+    "cuda": "cuda",
+    "mps": "metal",
+    "neuron": "neuron",
+    "npu": "cann",
+    "rocm": "rocm",
+    "tpu": "tpu",
+    "xpu": "xpu",
+}
+SUPPORTED_DEVICE_TYPES = tuple(sorted(DEVICE_BACKENDS))
+
+
+def _check_capability_range(cls_name: str, min_capability: object, max_capability: object) -> None:
+    for name, value in (("min_capability", min_capability), ("max_capability", max_capability)):
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise TypeError(f"{cls_name}.{name} must be an int (major * 10 + minor), not {value!r}")
+    if min_capability > max_capability:  # type: ignore[operator]
+        raise ValueError(f"min_capability ({min_capability}) must be <= max_capability ({max_capability})")
+
+
+@dataclass(frozen=True)
+class CUDAProperties:
+    """CUDA compute capabilities `[min_capability, max_capability]` (inclusive; 75 is 7.5)."""
+
+    min_capability: int
+    max_capability: int
+
+    def __post_init__(self) -> None:
+        _check_capability_range("CUDAProperties", self.min_capability, self.max_capability)
+
+
+@dataclass(frozen=True)
+class ROCMProperties:
+    """ROCm capabilities `[min_capability, max_capability]` (inclusive; 115 is gfx1151's 11.5)."""
+
+    min_capability: int
+    max_capability: int
+
+    def __post_init__(self) -> None:
+        _check_capability_range("ROCMProperties", self.min_capability, self.max_capability)
+
+
+@dataclass(frozen=True)
+class Device:
+    """A device type (`"cuda"`, `"cpu"`, ...) and, for CUDA/ROCm, the capabilities a mapping covers."""
+
+    type: str
+    properties: Optional[Union[CUDAProperties, ROCMProperties]] = None
+
+    def __post_init__(self) -> None:
+        self.validate()
+
+    def validate(self) -> None:
+        if isinstance(self.properties, CUDAProperties) and self.type != "cuda":
+            raise ValueError("CUDAProperties is only supported for 'cuda' devices.")
+        if isinstance(self.properties, ROCMProperties) and self.type != "rocm":
+            raise ValueError("ROCMProperties is only supported for 'rocm' devices.")
+
+
+@functools.lru_cache(maxsize=None)
+def device_capability(device_type: str) -> int:
+    """The current CUDA/ROCm device's capability as major * 10 + minor (cached per process)."""
+    import torch
+
+    major, minor = torch.cuda.get_device_capability()
+    return major * 10 + minor
