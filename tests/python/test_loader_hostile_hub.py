@@ -16,7 +16,7 @@ import pytest
 
 from hostile_hub import HostileHub, Repo, git_blob_sha1, kernel_files
 
-from kernels import get_kernel, has_kernel, install_kernel
+from kernels import get_kernel, has_kernel, install_kernel, load_kernel
 from kernels import cli
 
 REPO = "acme/evil"
@@ -272,11 +272,42 @@ def test_http_redirect_to_another_scheme_is_refused(hostile, guard, repo, tmp_pa
     guard.check()
 
 
-# -- the CLI: kernels download / kernels lock ---------------------------------------------------
+def test_http_redirect_within_http_is_followed(hostile, guard, repo):
+    # Control: a Hub may redirect a download (to a CDN, another repo) over http(s).
+    target = "build/torch-cpu/_helpers.py"
+    repo.redirects[target] = f"/kernels/acme/other/resolve/{repo.commit}/{target}"
+    assert get_kernel(REPO, version=1, backend="cpu").VALUE == 7
+    assert any("/kernels/acme/other/resolve/" in line for line in hostile.log)
+    guard.check()
+
+
+def test_url_paths_are_sent_as_built(hostile, guard, monkeypatch):
+    # libcurl removes dot segments unless told not to, and would then ask for another resource
+    # than the one named: the request must reach the server exactly as built.
+    monkeypatch.setenv("HF_ENDPOINT", hostile.endpoint + "/mirror/..")
+    assert has_kernel(REPO, revision="main") is False  # the server has no `/mirror/../api/...`
+    assert hostile.log and all(line.split()[1].startswith("/mirror/../api/") for line in hostile.log), hostile.log
+    guard.check()
+
+
+# -- lockfiles and the CLI: load_kernel, kernels download / kernels lock ------------------------
 
 def _lockfile(project: Path, entries: list) -> None:
     project.mkdir(exist_ok=True)
     (project / "kernels.lock").write_text(json.dumps(entries))
+
+
+@pytest.mark.parametrize("entry, named", [
+    ({"repo_id": REPO, "sha": "../../../pwned"}, "../../../pwned"),
+    ({"repo_id": "acme/evil/../../../pwned", "sha": "main"}, "acme/evil/../../../pwned"),
+    ({"dependency": {"repo-id": REPO}, "lock": {"commit": "refs/../../pwned"}}, "refs/../../pwned"),
+])
+def test_load_kernel_refuses_evil_lockfile(hostile, guard, tmp_path, entry, named):
+    _lockfile(tmp_path / "proj", [entry])
+    with pytest.raises(ValueError) as e:
+        load_kernel(REPO, lockfile=tmp_path / "proj" / "kernels.lock")
+    _assert_names(str(e.value), named)
+    guard.check()
 
 
 def test_download_benign(hostile, guard, repo, tmp_path, capsys):
@@ -318,6 +349,15 @@ def test_download_refuses_listing(hostile, guard, repo, tmp_path, capsys, all_va
     guard.nothing_installed(repo)
 
 
+def test_download_checks_every_entry_before_downloading(hostile, guard, repo, tmp_path, capsys):
+    _lockfile(tmp_path / "proj", [{"repo_id": REPO, "sha": repo.commit, "variants": {}},
+                                  {"repo_id": "acme/other", "sha": "../../../pwned", "variants": {}}])
+    assert cli.main(["download", str(tmp_path / "proj")]) == 1
+    _assert_names(capsys.readouterr().err, "acme/other", "../../../pwned")
+    assert not (guard.cache / "kernels--acme--evil").exists()  # not even the valid entry
+    guard.check()
+
+
 def test_download_all_variants_refuses_variant_name(hostile, guard, repo, tmp_path, capsys):
     repo.extra_tree["build"] = [{"type": "directory", "path": "build/..", "oid": "0" * 40, "size": 0}]
     _lockfile(tmp_path / "proj", [{"repo_id": REPO, "sha": repo.commit, "variants": {}}])
@@ -328,10 +368,10 @@ def test_download_all_variants_refuses_variant_name(hostile, guard, repo, tmp_pa
     guard.check()
 
 
-def _project(tmp_path: Path) -> Path:
+def _project(tmp_path: Path, repo_id: str = REPO) -> Path:
     project = tmp_path / "proj"
     project.mkdir()
-    (project / "pyproject.toml").write_text(f'[tool.kernels.dependencies]\n"{REPO}" = 1\n')
+    (project / "pyproject.toml").write_text(f'[tool.kernels.dependencies]\n"{repo_id}" = 1\n')
     return project
 
 
@@ -342,11 +382,13 @@ def test_lock_benign(hostile, guard, repo, tmp_path):
     assert lock[0]["sha"] == repo.commit and set(lock[0]["variants"]) == {"torch-cpu", "torch-cuda"}
 
 
-@pytest.mark.parametrize("attack", ["listing", "redirect", "branch", "revision-sha"])
+@pytest.mark.parametrize("attack", ["listing", "redirect", "branch", "revision-sha", "pyproject"])
 def test_lock_refuses(hostile, guard, repo, tmp_path, capsys, attack):
-    project = _project(tmp_path)
+    project = _project(tmp_path, "acme/evil/../../../pwned" if attack == "pyproject" else REPO)
     named = "../../../pwned"
-    if attack == "listing":
+    if attack == "pyproject":
+        named = "acme/evil/../../../pwned"
+    elif attack == "listing":
         named = str(tmp_path / "pwned.py")
         _plant(repo, "", named)
     elif attack == "redirect":
