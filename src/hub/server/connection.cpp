@@ -490,8 +490,6 @@ ConnectionServer::~ConnectionServer() { parker_.reset(); }
 
 void ConnectionServer::set_request_head_handler(HandlerWithResponse handler) { head_handler_ = std::move(handler); }
 
-size_t ConnectionServer::open_connections() const { return open_; }
-
 util::Result<int> ConnectionServer::bind(const std::string& host, int port) {
   if (port == 0) {
     port = bind_to_any_port(host);

@@ -71,8 +71,6 @@ class ConnectionServer : public httplib::Server {
   // sound, before any of its body is read; may answer it (return Handled).
   void set_request_head_handler(HandlerWithResponse handler);
 
-  size_t open_connections() const;
-
  private:
   bool process_and_close_socket(socket_t sock) override;
   // Serves requests while bytes are waiting, then parks the connection or closes it.
