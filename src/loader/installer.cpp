@@ -177,6 +177,7 @@ util::Status Installer::fetch_variant(const RepoCache& cache, const std::string&
         auto lock = acquire_lock(cache, it->etag());
         if (!lock) return std::move(lock).error();
         auto incomplete = cache.repo_dir() / "blobs" / (it->etag() + ".incomplete");
+        fs::create_directories(incomplete.parent_path(), ec);
         fs::rename(file.local, incomplete, ec);
         if (ec) fs::copy_file(file.local, incomplete, fs::copy_options::overwrite_existing, ec);
         if (ec) continue;  // falls back to the per-file download below

@@ -229,7 +229,7 @@ def test_digest_paths_are_checked(hostile, guard, repo, evil):
 @pytest.mark.parametrize("status, named", [
     ('kind = "redirect"\ndestination = "acme/../../pwned"\n', "acme/../../pwned"),
     ('kind = "redirect"\ndestination = "acme/other"\nrevision = "../../../pwned"\n', "../../../pwned"),
-])
+], ids=["destination", "revision"])
 def test_redirect_is_checked(hostile, guard, repo, status, named):
     repo.files["kernel-status.toml"] = status.encode()
     hostile.repos["acme/other"].forced_sha = repo.commit
