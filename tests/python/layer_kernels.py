@@ -140,3 +140,15 @@ def layer_zoo_kernel() -> Path:
         variant = example_build.build_with_kernel_builder(project, backend)
         _as_kernel_dir(variant, "layer-zoo")
     return kernel_dir
+
+
+@functools.lru_cache(maxsize=None)
+def no_layers_kernel() -> Path:
+    """A torch-noarch kernel without a `layers` module."""
+    project = _SCRATCH / "no-layers-src"
+    package = project / "torch-ext" / "no_layers"
+    package.mkdir(parents=True, exist_ok=True)
+    (project / "build.toml").write_text(ZOO_BUILD_TOML.replace("layer-zoo", "no-layers"))
+    (package / "__init__.py").write_text('"""Test kernel without layers."""\nVALUE = 1\n')
+    variant = example_build.build_with_kernel_builder(project, "cpu")
+    return _as_kernel_dir(variant, "no-layers")
