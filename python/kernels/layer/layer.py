@@ -148,9 +148,11 @@ def _function_name(fn: object) -> str:
     return getattr(fn, "__name__", None) or type(fn).__name__
 
 
-def use_kernelized_func(*fns: Callable):
-    """Class decorator: every instance keeps `fns` (each from `@use_kernel_forward_from_hub`) in
-    `self._kernel_funcs`, keyed by layer name, so that `kernelize` visits them too."""
+def use_kernelized_func(*args: Callable):
+    """Class decorator: every instance keeps the functions `args` (each from
+    `@use_kernel_forward_from_hub`) in `self._kernel_funcs`, keyed by layer name, so that
+    `kernelize` visits them too."""
+    fns = args
 
     def decorator(cls):
         for fn in fns:
