@@ -12,15 +12,7 @@ constexpr const char* kHostileHint =
     "nothing of it was downloaded or written; the Hub (HF_ENDPOINT), or a mirror or proxy on the way, "
     "sent a name that could reach outside the repository";
 
-// A value as a message may show it: control characters as '?', at most 120 bytes.
-std::string shown(std::string_view value) {
-  std::string out(value.substr(0, 120));
-  for (char& c : out) {
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
-  }
-  if (value.size() > 120) out += "...";
-  return out;
-}
+std::string shown(std::string_view value) { return protocol::printable(value); }
 
 bool lower_hex(std::string_view text, size_t size) {
   if (text.size() != size) return false;

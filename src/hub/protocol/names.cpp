@@ -12,12 +12,8 @@ namespace kb::hub::protocol {
 namespace {
 
 util::Error invalid(std::string what, std::string_view value, std::string rule) {
-  std::string shown(value.substr(0, 120));
-  for (char& c : shown) {
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
-  }
-  if (value.size() > 120) shown += "...";
-  return util::Error(util::ErrorKind::invalid, "Invalid " + std::move(what) + " `" + shown + "`: " + std::move(rule));
+  return util::Error(util::ErrorKind::invalid,
+                     "Invalid " + std::move(what) + " `" + printable(value) + "`: " + std::move(rule));
 }
 
 bool is_control(unsigned char c) { return c < 0x20 || c == 0x7f; }
@@ -87,6 +83,15 @@ std::string repo_name_rule(std::string_view part) {
 }
 
 }  // namespace
+
+std::string printable(std::string_view value) {
+  std::string out(value.substr(0, 120));
+  for (char& c : out) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+  }
+  if (value.size() > 120) out += "...";
+  return out;
+}
 
 util::Status check_repo_name(std::string_view part) {
   if (std::string rule = repo_name_rule(part); !rule.empty()) return invalid("repository name", part, rule);

@@ -19,6 +19,10 @@ inline constexpr size_t kMaxRefName = 255;         // branch or tag, whole name
 inline constexpr size_t kMaxPathComponent = 255;   // one '/'-separated part of a file path
 inline constexpr size_t kMaxPath = 4096;           // a whole file path
 
+// A name as an error message may show it: control characters as '?', at most 120 bytes then
+// "...". Every message quoting a name from a peer goes through this.
+std::string printable(std::string_view value);
+
 // One part of a repo id (namespace or name): 1-96 of [A-Za-z0-9_.-], starting and ending with a
 // letter, digit or '_', without "--" or "..", and a name not ending in ".git".
 util::Status check_repo_name(std::string_view part);
