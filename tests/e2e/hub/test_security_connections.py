@@ -293,11 +293,11 @@ def test_serve_help_is_the_golden_text(kernel_hub):
     (["--max-request-body", "-1"], "Invalid size `-1`"),
     (["--quota", "10X"], "Invalid size `10X`: unknown unit `X`"),
     (["--max-file-size", "16777216T"], "larger than 2^64-1 bytes"),
-    (["--keep-alive-timeout", "0"], "--keep-alive-timeout"),
-    (["--max-connections", "0"], "--max-connections"),
-    (["--max-files-per-commit", "many"], "--max-files-per-commit"),
+    (["--keep-alive-timeout", "0"], "--keep-alive-timeout: Value 0 not in range 1 to 3600"),
+    (["--max-connections", "0"], "--max-connections: Value 0 not in range 1 to 1048576"),
+    (["--max-files-per-commit", "many"], "--max-files-per-commit: Value many not in range"),
     (["--public-url", "ftp://hub"], "Invalid URL `ftp://hub`"),
-    (["--threads", "0"], "--threads"),
+    (["--threads", "5000"], "--threads: Value 5000 not in range 1 to 4096"),
 ])
 def test_bad_option_values_are_usage_errors(kernel_hub, tmp_path, args, message):
     r = subprocess.run([str(kernel_hub), "serve", "--root", str(tmp_path / "root"), "--port", "0", *args],
