@@ -6,7 +6,9 @@ import contextvars
 import inspect
 import json
 import logging
+import os
 import threading
+from pathlib import Path
 
 import pytest
 import torch
@@ -295,7 +297,7 @@ def test_no_mapping_warns_and_falls_back_or_raises(caplog):
     assert "\nNo kernel mapping found for layer `AddOne`. Check if the layer name matches one of the kernels in " \
            "the mapping or add the kernel you want to use to the mapping. Defaulting to original forward " \
            "implementation." in caplog.messages
-    with pytest.raises(ValueError, match=r"^No layer mapping for `AddOne`$"):
+    with pytest.raises(ValueError, match=r"^No layer mapping for `AddOne`\nhint: "):
         kernelized({}, use_fallback=False)
 
 
@@ -303,13 +305,13 @@ def test_no_device_entry():
     mapping = {"AddOne": {"cuda": zoo("Double")}}
     assert result(kernelized(mapping)) == ORIGINAL
     with pytest.raises(ValueError, match=r"^No layer mapping for `AddOne` with device type "
-                                         r"`Device\(type='cpu', properties=None\)`$"):
+                                         r"`Device\(type='cpu', properties=None\)`\nhint: "):
         kernelized(mapping, use_fallback=False)
 
 
 def test_fallback_flags_are_granular():
     assert result(kernelized({"AddOne": {"cuda": zoo("Double")}}, use_fallback=KernelizeFallback.NO_DEVICE)) == ORIGINAL
-    with pytest.raises(ValueError, match="No layer mapping for `AddOne`$"):
+    with pytest.raises(ValueError, match="No layer mapping for `AddOne`\nhint: "):
         kernelized({}, use_fallback=KernelizeFallback.NO_DEVICE)
     with pytest.raises(TypeError, match="`use_fallback` must be a bool or a `KernelizeFallback`"):
         kernelized({}, use_fallback=None)
@@ -352,7 +354,7 @@ def test_no_capability_range_matches(capability):
     mapping = {"AddOne": {Device("cuda", CUDAProperties(75, 89)): zoo("Double")}}
     assert result(kernelized(mapping, device="cuda")) == ORIGINAL
     with pytest.raises(ValueError, match=r"^No layer mapping for `AddOne` device `Device\(type='cuda', properties=None\)` "
-                                         r"with the right properties$"):
+                                         r"with the right properties\nhint: "):
         kernelized(mapping, device="cuda", use_fallback=False)
 
 
@@ -390,7 +392,7 @@ def test_mode_fallback_order(mode, registered, expected):
 def test_no_repository_for_the_mode(mode, registered):
     mapping = {"AddOne": {"cpu": {m: zoo(name) for m, name in registered.items()}}}
     assert result(kernelized(mapping, mode=mode)) == ORIGINAL
-    with pytest.raises(ValueError, match=rf"^No repository for `AddOne` for configuration mode={mode}$".replace("|", r"\|")):
+    with pytest.raises(ValueError, match=rf"^No repository for `AddOne` for configuration mode={mode}\nhint: ".replace("|", r"\|")):
         kernelized(mapping, mode=mode, use_fallback=False)
 
 
@@ -399,7 +401,7 @@ def test_no_repository_for_the_mode(mode, registered):
 def test_layer_without_the_capability_keeps_the_original_forward(mode, layer):
     mapping = {"AddOne": {"cpu": zoo(layer)}}
     assert result(kernelized(mapping, mode=mode)) == ORIGINAL
-    with pytest.raises(ValueError, match=rf"^Available kernel does not support mode: {mode}$".replace("|", r"\|")):
+    with pytest.raises(ValueError, match=rf"^Available kernel does not support mode: {mode}\nhint: ".replace("|", r"\|")):
         kernelized(mapping, mode=mode, use_fallback=False)
 
 
@@ -559,3 +561,30 @@ def test_locked_layer_repository(env_hub, cache, zoo_on_hub, tmp_path):
     with pytest.raises(ValueError, match=r"^Kernel `trusted-org/other` is not locked. Please lock it with "
                                          r"`kernels lock <project>` and then reinstall the project.$"):
         LockedLayerRepository("trusted-org/other", lockfile=lockfile, layer_name="Double")
+
+
+GOLDEN = Path(__file__).resolve().parent / "golden" / "kernelize_errors.txt"
+
+
+def test_kernelize_error_texts_golden(capability):
+    """Every no-match error with use_fallback=False: upstream's text, then a hint that names the
+    layer, the device and the mode (KB_REFRESH_GOLDEN=1 rewrites the golden file)."""
+    capability["capability"] = 90
+    cases = [
+        ("no mapping", {}, Mode.INFERENCE, "cpu"),
+        ("no device", {"AddOne": {"cuda": zoo("Double")}}, Mode.INFERENCE, "cpu"),
+        ("no capability range", {"AddOne": {Device("cuda", CUDAProperties(75, 89)): zoo("Double")}},
+         Mode.INFERENCE, "cuda"),
+        ("no mode", {"AddOne": {"cpu": {Mode.INFERENCE: zoo("Double")}}}, Mode.TRAINING, "cpu"),
+        ("mode unsupported", {"AddOne": {"cpu": zoo("TripleNoCompile")}}, Mode.INFERENCE | Mode.TORCH_COMPILE, "cpu"),
+    ]
+    texts = []
+    for label, mapping, mode, device in cases:
+        with pytest.raises(ValueError) as error:
+            kernelized(mapping, mode=mode, device=device, use_fallback=False)
+        texts.append(f"## {label}\n{error.value}\n".replace(str(layer_zoo_kernel()), "<layer-zoo>"))
+    actual = "\n".join(texts)
+    if os.environ.get("KB_REFRESH_GOLDEN") == "1":
+        GOLDEN.parent.mkdir(exist_ok=True)
+        GOLDEN.write_text(actual)
+    assert actual == GOLDEN.read_text()

@@ -11,7 +11,13 @@ from kernels.layer.device import DEVICE_BACKENDS, SUPPORTED_DEVICE_TYPES, Device
 from kernels.layer.layer import _Repository
 from kernels.layer.mode import KernelizeFallback, Mode, fallback_policy, search_order, validate_kernelize_mode
 from kernels.layer.repos import DeviceRepos, new_device_repos
-from kernels.layer.validate import check_registration, supports_mode, validate_layer
+from kernels.layer.validate import (
+    can_torch_compile,
+    check_registration,
+    has_backward,
+    supports_mode,
+    validate_layer,
+)
 
 __all__ = ["kernelize", "register_kernel_mapping", "use_kernel_mapping"]
 
@@ -128,13 +134,20 @@ class _Fallback(Exception):
     """Internal: keep the original forward (the case is allowed by the fallback policy)."""
 
 
-def _allow(policy: KernelizeFallback, case: KernelizeFallback, error: str) -> None:
+def _allow(policy: KernelizeFallback, case: KernelizeFallback, error: str, hint: str) -> None:
+    """Fall back if `policy` allows `case`, else raise `error` (upstream's text) with a hint that
+    names the layer, the device and the mode."""
     if case in policy:
         raise _Fallback()
-    raise ValueError(error)
+    raise ValueError(f"{error}\nhint: {hint}; or pass `use_fallback=True` to keep the layer's own forward.")
+
+
+def _modes(repos: dict) -> str:
+    return ", ".join(str(m) for m in repos)
 
 
 def _choose(layer_name: str, device: Device, mode: Mode, policy: KernelizeFallback) -> Tuple[Mode, object]:
+    wanted = f"kernelize(device=`{device.type}`, mode={mode})"
     devices = _globals._KERNEL_MAPPING.get().get(layer_name)
     if devices is None:
         if KernelizeFallback.NO_LAYER in policy:
@@ -143,20 +156,29 @@ def _choose(layer_name: str, device: Device, mode: Mode, policy: KernelizeFallba
                 "the kernels in the mapping or add the kernel you want to use to the mapping. Defaulting to "
                 "original forward implementation."
             )
-        _allow(policy, KernelizeFallback.NO_LAYER, f"No layer mapping for `{layer_name}`")
+        _allow(policy, KernelizeFallback.NO_LAYER, f"No layer mapping for `{layer_name}`",
+               f"{wanted} found no mapping for layer `{layer_name}`; add it with `register_kernel_mapping` "
+               "or `use_kernel_mapping`")
     device_repos = devices.get(device.type)
     if device_repos is None:
-        _allow(policy, KernelizeFallback.NO_DEVICE, f"No layer mapping for `{layer_name}` with device type `{device}`")
+        _allow(policy, KernelizeFallback.NO_DEVICE,
+               f"No layer mapping for `{layer_name}` with device type `{device}`",
+               f"{wanted}: layer `{layer_name}` is mapped for {', '.join(f'`{d}`' for d in devices)} only; "
+               f"add a `{device.type}` entry")
     repos = device_repos.select(device)
     if repos is None:
         _allow(policy, KernelizeFallback.NO_COMPATIBLE_PROPERTIES,
-               f"No layer mapping for `{layer_name}` device `{device}` with the right properties")
+               f"No layer mapping for `{layer_name}` device `{device}` with the right properties",
+               f"{wanted}: no capability range mapped for layer `{layer_name}` contains this device's "
+               f"{device_repos.describe(device)}; add a range that does")
     for candidate in search_order(mode):
         repo = repos.get(candidate)
         if repo is not None:
             return candidate, repo
     _allow(policy, KernelizeFallback.NO_COMPATIBLE_MODE,
-           f"No repository for `{layer_name}` for configuration mode={mode}")
+           f"No repository for `{layer_name}` for configuration mode={mode}",
+           f"{wanted}: layer `{layer_name}` on `{device.type}` has repositories for {_modes(repos)} only; "
+           f"register one for {mode} or Mode.FALLBACK")
     raise AssertionError("unreachable")
 
 
@@ -181,7 +203,10 @@ def _kernelize_module(module, device: Device, mode: Mode, policy: KernelizeFallb
         validate_layer(layer, cls, repo)
         check_registration(layer, registered_mode, layer_name, repo)
         if not supports_mode(layer, mode):
-            _allow(policy, KernelizeFallback.NO_COMPATIBLE_MODE, f"Available kernel does not support mode: {mode}")
+            _allow(policy, KernelizeFallback.NO_COMPATIBLE_MODE, f"Available kernel does not support mode: {mode}",
+                   f"kernelize(device=`{device.type}`, mode={mode}): layer `{layer_name}` maps to {repo}, whose "
+                   f"layer declares can_torch_compile={can_torch_compile(layer)}, "
+                   f"has_backward={has_backward(layer)}")
     except _Fallback:
         module.forward = MethodType(original, module)
         return

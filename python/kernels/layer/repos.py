@@ -25,6 +25,10 @@ class DeviceRepos:
     def copy(self) -> "DeviceRepos":
         raise NotImplementedError
 
+    def describe(self, device: Device) -> str:
+        """For error hints: what was looked up and what is registered."""
+        return ""
+
 
 class SingleDeviceRepos(DeviceRepos):
     """cpu, mps, xpu, npu, neuron, tpu: registering again replaces the modes dict."""
@@ -67,6 +71,10 @@ class CapabilityRepos(DeviceRepos):
             if low <= capability <= high and (best is None or high - low < best[1] - best[0]):
                 best = entry
         return None if best is None else best[2]
+
+    def describe(self, device: Device) -> str:
+        ranges = ", ".join(f"{low}-{high}" for low, high, _ in self.ranges)
+        return f"capability {self.capability(device)} (mapped ranges: {ranges})"
 
     def capability(self, device: Device) -> int:
         """The running device's capability (looked up only when a range must be chosen)."""
