@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import importlib.util
 import shutil
+import sys
 import tempfile
 from pathlib import Path
 
@@ -152,3 +153,25 @@ def no_layers_kernel() -> Path:
     (package / "__init__.py").write_text('"""Test kernel without layers."""\nVALUE = 1\n')
     variant = example_build.build_with_kernel_builder(project, "cpu")
     return _as_kernel_dir(variant, "no-layers")
+
+
+@functools.lru_cache(maxsize=None)
+def dependent_kernel(dependency: str) -> Path:
+    """A torch-noarch kernel declaring `dependency` (version 1) in `kernel-depends`, whose
+    `__init__` loads it with `get_kernel_dep` and re-exports it as `dependency_module`."""
+    project = _SCRATCH / "dependent-src"
+    package = project / "torch-ext" / "dependent"
+    package.mkdir(parents=True, exist_ok=True)
+    (project / "build.toml").write_text(
+        ZOO_BUILD_TOML.replace('name = "layer-zoo"', 'name = "dependent"')
+        .replace('backends = ["cpu", "cuda"]\n',
+                 f'backends = ["cpu", "cuda"]\nkernel-depends = [{{ repo-id = "{dependency}", version = 1 }}]\n'))
+    (package / "__init__.py").write_text(
+        '"""Test kernel that depends on another kernel."""\n'
+        "from kernels import get_kernel_dep\n\n"
+        f"dependency_module = get_kernel_dep({dependency!r})\n")
+    # Its import needs `kernels` and a Hub: the builder's import check cannot run it.
+    command = [str(example_build.kernel_builder_binary()), "build", str(project), "--variant", "torch-cpu",
+               "--python", sys.executable, "--unique-id", "dependent1", "--no-import-check"]
+    example_build._run(command, "kernel-builder build of the dependent test kernel")
+    return _as_kernel_dir(project / "build" / "torch-cpu", "dependent")
