@@ -41,6 +41,16 @@ class VariantRejected:
     reason: str
 
 
+_fallback_warned: set = set()
+
+
+def _warn_fallback(text: str) -> None:
+    """The CPU-fallback warning (its text comes from the core), once per kernel and process."""
+    if text and text not in _fallback_warned:
+        _fallback_warned.add(text)
+        warnings.warn(text, UserWarning, stacklevel=4)
+
+
 def _probe(module: str) -> bool:
     try:
         return importlib.util.find_spec(module) is not None
@@ -74,6 +84,7 @@ def _install(repo_id: str, revision: str, local_files_only: bool, backend: Optio
     )
     for text in result["warnings"]:
         warnings.warn(text, UserWarning, stacklevel=3)
+    _warn_fallback(result["fallback_warning"])
     for name in result["invalid_variants"]:
         _logger.warning(f"Repository {repo_id} (revision: {revision}) contains invalid build variant variant: '{name}'")
     return Path(result["variant_path"])
@@ -97,20 +108,11 @@ def _validate_local_dependencies(variant_path: Path) -> None:
 
 def get_local_kernel(repo_path: Union[str, "os.PathLike[str]"], backend: Optional[str] = None) -> ModuleType:
     """Import a kernel from a local directory (project, build dir, or variant dir)."""
-    repo_path = Path(repo_path)
-    info = system_info(validate_backend(backend))
-    for base in (repo_path, repo_path / "build"):
-        if not base.is_dir():
-            continue
-        names = sorted(d.name for d in base.iterdir() if d.is_dir())
-        best = _core.select(names, info)["best"]
-        if best is not None:
-            _validate_local_dependencies(base / best)
-            return import_variant(base / best)
-    if repo_path.exists():
-        _validate_local_dependencies(repo_path)
-        return import_variant(repo_path)
-    raise FileNotFoundError(f"Could not find kernel in {repo_path}")
+    choice = _core.find_local_variant(os.fspath(repo_path), system_info(validate_backend(backend)))
+    _warn_fallback(choice["fallback_warning"])
+    variant = Path(choice["variant_path"])
+    _validate_local_dependencies(variant)
+    return import_variant(variant)
 
 
 def get_kernel(repo_id: str, revision: Optional[str] = None, version: Optional[int] = None,
@@ -134,7 +136,7 @@ def has_kernel(repo_id: str, revision: Optional[str] = None, version: Optional[i
     info = system_info(validate_backend(backend))
     try:
         best = _core.variants(repo_id, rev, info)["best"]
-    except FileNotFoundError:
+    except FileNotFoundError:  # no build/ at that revision
         return False
     if best is None:
         return False
@@ -165,9 +167,10 @@ def load_kernel(repo_id: str, *, lockfile: Optional[Union[str, "os.PathLike[str]
         path = _install(repo_id, lock["sha"], True, backend, "", False,
                         {k: v["hash"] for k, v in lock.get("variants", {}).items()})
     except FileNotFoundError as e:
+        # The spec's message, then why (the snapshot missing, or every variant and its rejection).
         raise FileNotFoundError(
             f"Locked kernel `{repo_id}` was not downloaded or does not have an applicable variant. Make sure "
-            "it's downloaded locally via `kernels download <project>`."
+            f"it's downloaded locally via `kernels download <project>`.\nCaused by: {e}"
         ) from e
     return import_variant(path)
 

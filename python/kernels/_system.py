@@ -85,6 +85,36 @@ def detect_backend() -> Dict[str, str]:
     return {"name": "cpu", "version": ""}
 
 
+def _cuda_runtime_devices() -> int:
+    for name in ("libcudart.so", "libcudart.so.13", "libcudart.so.12"):
+        try:
+            lib = ctypes.CDLL(name)
+        except OSError:
+            continue
+        count = ctypes.c_int(0)
+        if lib.cudaGetDeviceCount(ctypes.byref(count)) == 0:
+            return count.value
+    return 0
+
+
+def device_available(backend: str) -> bool:
+    """Whether a device of the detected `backend` is visible; the loader falls back to a CPU
+    variant only where it is not (loader.md §3)."""
+    torch = _torch()
+    if backend == "cpu":
+        return True
+    if torch is None:
+        return backend != "cuda" or _cuda_runtime_devices() > 0
+    module = {"cuda": "cuda", "rocm": "cuda", "xpu": "xpu", "cann": "npu"}.get(backend)
+    if module is None:  # metal is detected by availability; neuron and tpu: no probe, no fallback
+        return True
+    probe = getattr(getattr(torch, module, None), "is_available", None)
+    try:
+        return bool(probe()) if probe is not None else False
+    except Exception:  # noqa: BLE001 - a broken driver counts as no device
+        return False
+
+
 def _cpu() -> str:
     machine = platform.machine()
     if machine in ("arm64", "ARM64"):
@@ -117,6 +147,10 @@ def system_info(backend: Optional[str] = None) -> Dict[str, object]:
         "tvm_ffi_version": "",
         "macos_version": "",
         "free_threaded": _free_threaded(),
+        "detected_backend": detected["name"],
+        "detected_backend_version": detected["version"],
+        "backend_explicit": backend is not None,
+        "device_available": device_available(detected["name"]),
     }
     if torch is not None and info["os"] == "linux":
         info["cxx11"] = bool(torch.compiled_with_cxx11_abi())

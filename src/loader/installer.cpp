@@ -11,6 +11,7 @@
 #include "loader/file_lock.h"
 #include "loader/hub_input.h"
 #include "loader/kernel_status.h"
+#include "loader/local_kernel.h"
 #include "loader/receipt.h"
 #include "loader/verification.h"
 #include "metadata/digest.h"
@@ -27,9 +28,9 @@ using util::ErrorKind;
 
 constexpr const char* kStatusFile = "kernel-status.toml";
 
-Error no_variant(const std::string& repo, const std::string& rev, const Selection& selection) {
-  return Error(ErrorKind::not_found, "Cannot find a build variant for this system in " + repo +
-                                         " (revision: " + rev + "):\n\n" + selection.trace());
+Error no_variant(const InstallRequest& request, const std::vector<std::string>& names, const Selection& selection) {
+  return no_variant_error(VariantSource{request.repo_id + " (revision: " + request.revision + ")", false}, names,
+                          selection, request.system);
 }
 
 bool excluded(const std::string& path) {
@@ -38,16 +39,6 @@ bool excluded(const std::string& path) {
     if (part == "__pycache__") return true;
   }
   return false;
-}
-
-std::vector<std::string> local_variant_dirs(const fs::path& build_dir) {
-  std::vector<std::string> names;
-  std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(build_dir, ec)) {
-    if (entry.is_directory(ec)) names.push_back(entry.path().filename().string());
-  }
-  std::sort(names.begin(), names.end());
-  return names;
 }
 
 // Lock names come from commit ids, variants and object ids: the lock file must land in the cache.
@@ -251,8 +242,9 @@ util::Result<InstallResult> Installer::install_online(const InstallRequest& requ
   auto names = build_listing(cache, *commit);
   if (!names) return std::move(names).error();
   auto selection = select_variant(*names, request.system);
-  if (!selection.best) return no_variant(request.repo_id, request.revision, selection);
+  if (!selection.best) return no_variant(request, *names, selection);
   result.invalid_variants = selection.invalid;
+  result.fallback_warning = fallback_warning(request.repo_id, selection);
   const std::string variant = *selection.best;
   result.commit = *commit;
   result.variant = variant;
@@ -348,9 +340,11 @@ util::Result<InstallResult> Installer::install_offline(const InstallRequest& req
                                            "). When Hugging Face Hub is in offline mode the kernel must "
                                            "already be present in the local cache.");
   }
-  auto selection = select_variant(local_variant_dirs(cache.snapshot_dir(*commit) / "build"), request.system);
-  if (!selection.best) return no_variant(request.repo_id, request.revision, selection);
+  auto names = local_variant_dirs(cache.snapshot_dir(*commit) / "build");
+  auto selection = select_variant(names, request.system);
+  if (!selection.best) return no_variant(request, names, selection);
   InstallResult result;
+  result.fallback_warning = fallback_warning(request.repo_id, selection);
   result.repo_id = request.repo_id;
   result.commit = *commit;
   result.variant = *selection.best;
@@ -373,7 +367,7 @@ util::Result<InstallResult> Installer::install_offline(const InstallRequest& req
   return result;
 }
 
-util::Result<Selection> Installer::variants_at(const std::string& repo_id, const std::string& revision,
+util::Result<VariantListing> Installer::variants_at(const std::string& repo_id, const std::string& revision,
                                                const SystemInfo& system) {
   KB_TRY(check_kernel_request(repo_id, revision));
   RepoCache cache(root_, RepoType::kernel, repo_id);
@@ -385,7 +379,8 @@ util::Result<Selection> Installer::variants_at(const std::string& repo_id, const
   }
   auto names = build_listing(cache, commit);
   if (!names) return std::move(names).error();
-  return select_variant(*names, system);
+  auto selection = select_variant(*names, system);
+  return VariantListing{std::move(*names), std::move(selection)};
 }
 
 }  // namespace kb::loader

@@ -41,6 +41,7 @@ struct InstallResult {
   std::vector<std::string> user_warnings;  // to be raised as UserWarning by the caller
   bool from_receipt = false;                // warm load: nothing re-hashed
   std::vector<std::string> invalid_variants;  // unparsable build/ names of a Hub listing (logged)
+  std::string fallback_warning;               // the CPU fallback chose the variant (warned once)
 };
 
 class Installer {
@@ -50,7 +51,7 @@ class Installer {
 
   util::Result<InstallResult> install(const InstallRequest& request);
   // Every parsable variant of `build/` at `revision` and the resulting decisions (online).
-  util::Result<Selection> variants_at(const std::string& repo_id, const std::string& revision,
+  util::Result<VariantListing> variants_at(const std::string& repo_id, const std::string& revision,
                                       const SystemInfo& system);
   // Resolves `version=N` to a commit (online: branches, writing refs/v<N>; offline: refs/v<N>
   // files of the cache folders). `warning` receives the "outdated version" text when relevant.

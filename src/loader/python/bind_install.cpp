@@ -10,6 +10,7 @@
 #include "loader/cache_layout.h"
 #include "loader/dependencies.h"
 #include "loader/installer.h"
+#include "loader/local_kernel.h"
 #include "util/fs.h"
 #include "variant/variant_name.h"
 
@@ -28,6 +29,16 @@ py::dict selection_dict(const Selection& selection) {
   out["best"] = selection.best ? py::object(py::str(*selection.best)) : py::object(py::none());
   out["trace"] = selection.trace();
   out["invalid"] = selection.invalid;
+  out["fallback_from"] = selection.fallback_from ? py::object(py::str(selection.fallback_from->backend)) : py::object(py::none());
+  return out;
+}
+
+// selection_dict plus `error`: the "no variant" message (with its trace and hints) when nothing fits.
+py::dict listing_dict(const VariantListing& listing, const VariantSource& source, const SystemInfo& system) {
+  py::dict out = selection_dict(listing.selection);
+  out["error"] = listing.selection.best
+                     ? py::object(py::none())
+                     : py::object(py::str(error_text(no_variant_error(source, listing.names, listing.selection, system))));
   return out;
 }
 
@@ -77,6 +88,7 @@ py::dict install(const std::string& repo_id, const std::string& revision, bool l
   out["warnings"] = value.user_warnings;
   out["from_receipt"] = value.from_receipt;
   out["invalid_variants"] = value.invalid_variants;
+  out["fallback_warning"] = value.fallback_warning;
   return out;
 }
 
@@ -97,14 +109,14 @@ py::tuple resolve_version(const std::string& repo_id, int version, bool offline,
 py::dict variants(const std::string& repo_id, const std::string& revision, const py::dict& system,
                   const std::string& user_agent) {
   auto reader = hub(user_agent);
-  util::Result<Selection> selection = util::Error("not run");
+  util::Result<VariantListing> listing = util::Error("not run");
   auto info = system_from_dict(system);
   {
     py::gil_scoped_release release;
     Installer installer(default_cache_root(), reader.get());
-    selection = installer.variants_at(repo_id, revision, info);
+    listing = installer.variants_at(repo_id, revision, info);
   }
-  return selection_dict(unwrap(std::move(selection)));
+  return listing_dict(unwrap(std::move(listing)), VariantSource{repo_id + " (revision: " + revision + ")", false}, info);
 }
 
 }  // namespace
@@ -119,6 +131,20 @@ void bind_install(py::module_& m) {
         py::arg("user_agent") = "");
   m.def("select", [](const std::vector<std::string>& names, const py::dict& system) {
     return selection_dict(select_variant(names, system_from_dict(system)));
+  });
+  m.def("find_local_variant", [](const std::string& repo_path, const py::dict& system) {
+    auto choice = unwrap(find_local_variant(repo_path, system_from_dict(system)));
+    py::dict out;
+    out["variant_path"] = choice.variant_path.string();
+    out["fallback_warning"] = choice.fallback_warning;
+    return out;
+  });
+  m.def("local_variants", [](const std::string& repo_path, const py::dict& system) {
+    auto info = system_from_dict(system);
+    auto local = list_local_variants(repo_path, info);
+    py::dict out = listing_dict(VariantListing{local.names, local.selection}, VariantSource{repo_path, true}, info);
+    out["base"] = local.base.string();
+    return out;
   });
   m.def("cache_root", [] { return default_cache_root().string(); });
   // The Hub's repo-id rules (ValueError naming the id), for the facade's own uses of an id.

@@ -11,6 +11,9 @@ namespace kb::loader::python {
 
 namespace py = pybind11;
 
+// The message, `Caused by:` and `hint:` lines of `error`, as the raised exception carries them.
+std::string error_text(const util::Error& error);
+
 // Raises the Python exception for `error` (never returns).
 [[noreturn]] void raise(const util::Error& error);
 

@@ -9,19 +9,15 @@
 
 namespace kb::loader::python {
 
-namespace {
-
-std::string full_message(const util::Error& error) {
+std::string error_text(const util::Error& error) {
   std::string text = error.message;
   for (const auto& cause : error.causes) text += "\nCaused by: " + cause;
   for (const auto& hint : error.hints) text += "\nhint: " + hint;
   return text;
 }
 
-}  // namespace
-
 void raise(const util::Error& error) {
-  std::string text = full_message(error);
+  std::string text = error_text(error);
   switch (error.kind) {
     case util::ErrorKind::usage:
     case util::ErrorKind::config:
@@ -59,6 +55,10 @@ SystemInfo system_from_dict(const py::dict& d) {
   str("macos_version", s.macos_version);
   if (d.contains("cxx11") && !d["cxx11"].is_none()) s.cxx11 = d["cxx11"].cast<bool>();
   if (d.contains("free_threaded")) s.free_threaded = d["free_threaded"].cast<bool>();
+  str("detected_backend", s.detected_backend);
+  str("detected_backend_version", s.detected_backend_version);
+  if (d.contains("backend_explicit")) s.backend_explicit = d["backend_explicit"].cast<bool>();
+  if (d.contains("device_available")) s.device_available = d["device_available"].cast<bool>();
   return s;
 }
 

@@ -1,0 +1,58 @@
+// find_local_variant and list_local_variants: the local side of variant selection.
+#include "loader/local_kernel.h"
+
+#include <algorithm>
+
+#include "variant/variant_name.h"
+
+namespace kb::loader {
+
+namespace fs = std::filesystem;
+
+std::vector<std::string> local_variant_dirs(const fs::path& dir) {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    if (entry.is_directory(ec)) names.push_back(entry.path().filename().string());
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+LocalListing list_local_variants(const fs::path& repo_path, const SystemInfo& system) {
+  std::optional<LocalListing> shown;  // without variants: the one whose ignored names say most
+  for (const auto& base : {repo_path, repo_path / "build"}) {
+    LocalListing listing{base, local_variant_dirs(base), {}};
+    listing.selection = select_variant(listing.names, system);
+    if (!listing.selection.decisions.empty()) return listing;
+    if (!shown || shown->selection.invalid.empty()) shown = std::move(listing);
+  }
+  return *shown;
+}
+
+util::Result<LocalChoice> find_local_variant(const fs::path& repo_path, const SystemInfo& system) {
+  std::optional<LocalListing> with_variants;
+  for (const auto& base : {repo_path, repo_path / "build"}) {
+    LocalListing listing{base, local_variant_dirs(base), {}};
+    listing.selection = select_variant(listing.names, system);
+    if (listing.selection.best) {
+      return LocalChoice{base / *listing.selection.best,
+                         fallback_warning(repo_path.string(), listing.selection)};
+    }
+    if (!with_variants && !listing.selection.decisions.empty()) with_variants = std::move(listing);
+  }
+  std::error_code ec;
+  if (fs::is_regular_file(repo_path / "metadata.json", ec)) return LocalChoice{repo_path, ""};
+  if (!fs::exists(repo_path, ec)) {
+    return util::Error(util::ErrorKind::not_found, "Could not find kernel in " + repo_path.string());
+  }
+  LocalListing listing = with_variants ? std::move(*with_variants) : list_local_variants(repo_path, system);
+  auto error = no_variant_error(VariantSource{repo_path.string(), true}, listing.names, listing.selection, system);
+  if (!with_variants && variant::VariantName::parse(repo_path.filename().string())) {
+    error.hints.push_back("`" + repo_path.string() + "` is named like a variant but has no `metadata.json`: "
+                          "rebuild it with `kernel-builder build`");
+  }
+  return error;
+}
+
+}  // namespace kb::loader
