@@ -78,25 +78,34 @@ def cmd_variants(args) -> int:
     from kernels._api import _resolve_revision
     from kernels._system import system_info, validate_backend
 
-    revision = args.revision
-    version = args.version
-    if revision is None and version is None:
-        versions = _core.list_versions(args.repo_id)
-        if versions:
-            version = versions[-1][0]
-        else:
-            revision = "main"
-    rev = _resolve_revision(args.repo_id, revision, version)
-    selection = _core.variants(args.repo_id, rev, system_info(validate_backend(args.backend)))
+    info = system_info(validate_backend(args.backend))
+    if Path(args.repo_id).is_dir():
+        if args.revision is not None or args.version is not None:
+            print("--revision and --version cannot be used with a local path", file=sys.stderr)
+            return 1
+        selection = _core.local_variants(args.repo_id, info)
+    else:
+        revision = args.revision
+        version = args.version
+        if revision is None and version is None:
+            versions = _core.list_versions(args.repo_id)
+            if versions:
+                version = versions[-1][0]
+            else:
+                revision = "main"
+        rev = _resolve_revision(args.repo_id, revision, version)
+        selection = _core.variants(args.repo_id, rev, info)
     if args.explain:
         print(selection["trace"])
     else:
         for name, accepted, _ in selection["decisions"]:
             if accepted:
                 print(name)
-    if selection["best"] is None:
-        print(f"No variant for this system in {args.repo_id} (revision: {rev})", file=sys.stderr)
+    if selection["error"] is not None:
+        print(f"error: {selection['error']}", file=sys.stderr)
         return 1
+    if selection["fallback_warning"]:
+        print(f"warning: {selection['fallback_warning']}", file=sys.stderr)
     return 0
 
 
@@ -215,7 +224,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_lock)
 
     p = sub.add_parser("variants", help="List the variants usable on this system")
-    p.add_argument("repo_id")
+    p.add_argument("repo_id", help="A Hub repo id, or a local kernel directory (project, build/ or variant)")
     group = p.add_mutually_exclusive_group()
     group.add_argument("--revision")
     group.add_argument("--version", type=int)

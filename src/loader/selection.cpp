@@ -101,7 +101,7 @@ std::string fallback_warning(const std::string& kernel, const Selection& selecti
   const std::string& compute = selection.fallback_from->compute;
   return "Kernel `" + kernel + "` has no variant for this system's `" + backend + "` backend (" + compute +
          ") and no " + device_name(backend) + " device is available, so its CPU variant `" + *selection.best +
-         "` was loaded instead. Pass `backend=\"cpu\"` to choose the CPU variant explicitly, or `backend=\"" +
+         "` is used instead. Pass `backend=\"cpu\"` to choose the CPU variant explicitly, or `backend=\"" +
          backend + "\"` to require a " + device_name(backend) + " variant.";
 }
 

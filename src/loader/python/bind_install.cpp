@@ -33,9 +33,12 @@ py::dict selection_dict(const Selection& selection) {
   return out;
 }
 
-// selection_dict plus `error`: the "no variant" message (with its trace and hints) when nothing fits.
-py::dict listing_dict(const VariantListing& listing, const VariantSource& source, const SystemInfo& system) {
+// selection_dict plus `error`, the "no variant" message (with its trace and hints) when nothing
+// fits, and `fallback_warning` when the CPU fallback chose.
+py::dict listing_dict(const VariantListing& listing, const std::string& kernel, const VariantSource& source,
+                      const SystemInfo& system) {
   py::dict out = selection_dict(listing.selection);
+  out["fallback_warning"] = fallback_warning(kernel, listing.selection);
   out["error"] = listing.selection.best
                      ? py::object(py::none())
                      : py::object(py::str(error_text(no_variant_error(source, listing.names, listing.selection, system))));
@@ -116,7 +119,7 @@ py::dict variants(const std::string& repo_id, const std::string& revision, const
     Installer installer(default_cache_root(), reader.get());
     listing = installer.variants_at(repo_id, revision, info);
   }
-  return listing_dict(unwrap(std::move(listing)), VariantSource{repo_id + " (revision: " + revision + ")", false}, info);
+  return listing_dict(unwrap(std::move(listing)), repo_id, VariantSource{repo_id + " (revision: " + revision + ")", false}, info);
 }
 
 }  // namespace
@@ -142,7 +145,8 @@ void bind_install(py::module_& m) {
   m.def("local_variants", [](const std::string& repo_path, const py::dict& system) {
     auto info = system_from_dict(system);
     auto local = list_local_variants(repo_path, info);
-    py::dict out = listing_dict(VariantListing{local.names, local.selection}, VariantSource{repo_path, true}, info);
+    py::dict out = listing_dict(VariantListing{local.names, local.selection}, repo_path,
+                               VariantSource{repo_path, true}, info);
     out["base"] = local.base.string();
     return out;
   });

@@ -18,8 +18,10 @@ def pick_device() -> str:
 
 
 def main():
-    kernel = get_local_kernel(Path("build"))
-    x = torch.randn(16, device=pick_device())
+    device = pick_device()
+    # Without a GPU, ask for the CPU variant: a GPU variant built here would be chosen by default.
+    kernel = get_local_kernel(Path(__file__).resolve().parent / "build", backend="cpu" if device == "cpu" else None)
+    x = torch.randn(16, device=device)
     result = kernel.my_kernel(x)
     torch.testing.assert_close(result, x + 1)
     print("myorg/my-kernel: my_kernel(x) == x + 1")

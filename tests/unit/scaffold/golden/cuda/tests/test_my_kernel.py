@@ -2,15 +2,6 @@ from pathlib import Path
 
 import torch
 
-try:
-    # Importable when the package is installed or on the path (e.g. upstream's test shells).
-    import my_kernel as kernel
-except ImportError:
-    # Otherwise load the variant of this machine from the local build/ directory.
-    from kernels import get_local_kernel
-
-    kernel = get_local_kernel(Path(__file__).resolve().parent.parent / "build")
-
 
 def pick_device() -> str:
     if hasattr(torch.backends, "mps") and torch.backends.mps.is_available():
@@ -22,15 +13,27 @@ def pick_device() -> str:
     return "cpu"
 
 
+DEVICE = pick_device()
+
+try:
+    # Importable when the package is installed or on the path (e.g. upstream's test shells).
+    import my_kernel as kernel
+except ImportError:
+    # Otherwise load the variant for DEVICE from the local build/ directory: without a GPU, the
+    # CPU variant, even where a GPU variant was built too (it would be chosen by default).
+    from kernels import get_local_kernel
+
+    kernel = get_local_kernel(Path(__file__).resolve().parent.parent / "build",
+                              backend="cpu" if DEVICE == "cpu" else None)
+
+
 def test_my_kernel():
-    device = pick_device()
-    x = torch.randn(1024, 1024, dtype=torch.float32, device=device)
+    x = torch.randn(1024, 1024, dtype=torch.float32, device=DEVICE)
     torch.testing.assert_close(kernel.my_kernel(x), x + 1)
 
 
 def test_my_kernel_out():
-    device = pick_device()
-    x = torch.randn(257, dtype=torch.float32, device=device)
+    x = torch.randn(257, dtype=torch.float32, device=DEVICE)
     out = torch.empty_like(x)
     result = kernel.my_kernel(x, out=out)
     assert result is out
