@@ -18,7 +18,9 @@ def rms_norm(x: torch.Tensor, weight: torch.Tensor, epsilon: float = 1e-6,
 
 
 # torch.compile traces the op through this shape-only implementation (the op writes `out`).
-@torch.library.register_fake(add_op_namespace_prefix("rms_norm"))
+# allow_override: the same build imported again from another path (a second copy or cache)
+# registers the same implementation again.
+@torch.library.register_fake(add_op_namespace_prefix("rms_norm"), allow_override=True)
 def _rms_norm_fake(out: torch.Tensor, x: torch.Tensor, weight: torch.Tensor, epsilon: float) -> None:
     return None
 
