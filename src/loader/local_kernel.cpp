@@ -20,14 +20,16 @@ std::vector<std::string> local_variant_dirs(const fs::path& dir) {
 }
 
 LocalListing list_local_variants(const fs::path& repo_path, const SystemInfo& system) {
-  std::optional<LocalListing> shown;  // without variants: the one whose ignored names say most
+  std::vector<LocalListing> listings;
   for (const auto& base : {repo_path, repo_path / "build"}) {
     LocalListing listing{base, local_variant_dirs(base), {}};
     listing.selection = select_variant(listing.names, system);
     if (!listing.selection.decisions.empty()) return listing;
-    if (!shown || shown->selection.invalid.empty()) shown = std::move(listing);
+    listings.push_back(std::move(listing));
   }
-  return *shown;
+  // No variants in either: show build/ (its ignored names) where there is one.
+  std::error_code ec;
+  return fs::is_directory(repo_path / "build", ec) ? std::move(listings[1]) : std::move(listings[0]);
 }
 
 util::Result<LocalChoice> find_local_variant(const fs::path& repo_path, const SystemInfo& system) {
