@@ -2,7 +2,7 @@
 (metadata.json) without naming a version; the declaration in its metadata says which."""
 from __future__ import annotations
 
-import inspect
+import json
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -14,18 +14,25 @@ _OUTSIDE = "`get_kernel_dep` only works during kernel loading."
 
 
 def _calling_variant() -> Optional[Path]:
-    """The variant directory of the kernel whose code called us (its package is imported under
-    its ops id, with `metadata.json` beside its `__init__.py`)."""
-    for frame_info in inspect.stack()[2:]:
-        name = frame_info.frame.f_globals.get("__name__", "")
-        top = sys.modules.get(name.split(".")[0])
-        init = getattr(top, "__file__", None)
-        if init is None:
-            continue
-        metadata = Path(init).parent / "metadata.json"
-        if metadata.is_file():
-            return metadata.parent
+    """The variant directory of the kernel whose code called us: the loader imports a variant as
+    a package named after its ops id, with `metadata.json` beside its `__init__.py`."""
+    frame = sys._getframe(2)
+    while frame is not None:
+        top_name = frame.f_globals.get("__name__", "").split(".")[0]
+        init = getattr(sys.modules.get(top_name), "__file__", None)
+        if init is not None:
+            metadata = Path(init).parent / "metadata.json"
+            if metadata.is_file() and _ops_id(metadata) == top_name:
+                return metadata.parent
+        frame = frame.f_back
     return None
+
+
+def _ops_id(metadata: Path) -> Optional[str]:
+    try:
+        return json.loads(metadata.read_text(encoding="utf-8")).get("id")
+    except (OSError, ValueError, AttributeError):
+        return None
 
 
 def get_kernel_dep(repo_id: str) -> ModuleType:
