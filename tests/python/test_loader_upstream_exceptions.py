@@ -18,8 +18,9 @@ UPSTREAM_SITE = REPO_ROOT / ".upstream-site"
 PROBE = r'''
 import json, warnings
 from pathlib import Path
+import kernels
 from kernels import get_local_kernel
-out = []
+out = [kernels.__file__]
 for path, backend in json.loads(open(CASES).read()):
     path = Path(path)  # upstream takes a Path only
     with warnings.catch_warnings(record=True) as record:
@@ -77,6 +78,7 @@ def test_random_variant_sets_match_upstream(upstream, tmp_path):
         cases_file = tmp_path / f"{impl}.json"
         cases_file.write_text(json.dumps([(str(tmp_path / impl / p), b) for p, b in cases]))
         results[impl] = _run(PROBE, cases_file, pythonpath)
+        assert (str(UPSTREAM_SITE) in results[impl].pop(0)) == (impl == "up")
     loaded = fallbacks = raised = 0
     for case, up, our in zip(cases, results["up"], results["our"]):
         if "ok" in up:
@@ -100,9 +102,10 @@ def test_random_variant_sets_match_upstream(upstream, tmp_path):
 LOCAL_FAILURES = r'''
 import json, sys, tempfile, warnings
 from pathlib import Path
+import kernels  # first: loader_testlib puts our package on sys.path
+from kernels import Metadata, get_local_kernel
 sys.path.insert(0, TESTS)
 from loader_testlib import make_variant
-from kernels import Metadata, get_local_kernel
 tmp = Path(tempfile.mkdtemp())
 def nometa():
     v = make_variant(tmp / "a", "torch-cpu", ops_id="_x_nometa"); (v / "metadata.json").unlink(); return v
@@ -128,7 +131,7 @@ calls = {
     "Metadata of a missing file": lambda: Metadata.read_from_file(tmp / "missing.json"),
     "Metadata of a bad file": lambda: Metadata.read_from_file(tmp / "c" / "torch-cpu" / "metadata.json"),
 }
-out = {}
+out = {"kernels": kernels.__file__}
 for name, call in calls.items():
     try:
         call()
@@ -143,6 +146,7 @@ def test_local_failures_raise_upstream_types(upstream, tmp_path):
     code = LOCAL_FAILURES.replace("TESTS", repr(str(REPO_ROOT / "tests" / "python")))
     up = _run(code, tmp_path, str(UPSTREAM_SITE))
     ours = _run(code, tmp_path)
+    assert str(UPSTREAM_SITE) in up.pop("kernels") and str(UPSTREAM_SITE) not in ours.pop("kernels")
     assert up.keys() == ours.keys()
     for name in up:
         assert up[name] is not None and ours[name] is not None, name
