@@ -44,11 +44,12 @@ class VariantRejected:
 _fallback_warned: set = set()
 
 
-def _warn_fallback(text: str) -> None:
-    """The CPU-fallback warning (its text comes from the core), once per kernel and process."""
+def _warn_fallback(text: str, stacklevel: int) -> None:
+    """The CPU-fallback warning (its text comes from the core), once per kernel and process;
+    `stacklevel` as seen from the caller."""
     if text and text not in _fallback_warned:
         _fallback_warned.add(text)
-        warnings.warn(text, UserWarning, stacklevel=4)
+        warnings.warn(text, UserWarning, stacklevel=stacklevel + 1)
 
 
 def _probe(module: str) -> bool:
@@ -84,7 +85,7 @@ def _install(repo_id: str, revision: str, local_files_only: bool, backend: Optio
     )
     for text in result["warnings"]:
         warnings.warn(text, UserWarning, stacklevel=3)
-    _warn_fallback(result["fallback_warning"])
+    _warn_fallback(result["fallback_warning"], stacklevel=3)
     for name in result["invalid_variants"]:
         _logger.warning(f"Repository {repo_id} (revision: {revision}) contains invalid build variant variant: '{name}'")
     return Path(result["variant_path"])
@@ -109,7 +110,7 @@ def _validate_local_dependencies(variant_path: Path) -> None:
 def get_local_kernel(repo_path: Union[str, "os.PathLike[str]"], backend: Optional[str] = None) -> ModuleType:
     """Import a kernel from a local directory (project, build dir, or variant dir)."""
     choice = _core.find_local_variant(os.fspath(repo_path), system_info(validate_backend(backend)))
-    _warn_fallback(choice["fallback_warning"])
+    _warn_fallback(choice["fallback_warning"], stacklevel=2)
     variant = Path(choice["variant_path"])
     _validate_local_dependencies(variant)
     return import_variant(variant)

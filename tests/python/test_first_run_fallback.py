@@ -26,7 +26,9 @@ def _build(tmp_path, *variants, tag="k"):
 
 
 def _fallback_warnings(record):
-    return [str(w.message) for w in record if "is used instead" in str(w.message)]
+    found = [w for w in record if "is used instead" in str(w.message)]
+    assert all(w.filename == __file__ for w in found)  # attributed to the caller's line
+    return [str(w.message) for w in found]
 
 
 # -- the fallback -----------------------------------------------------------------------------
