@@ -19,7 +19,9 @@ TORCH = "torch" + "".join(torch.__version__.split("+")[0].split(".")[:2])
 
 
 def _env():
-    return dict(os.environ, PYTHONPATH=OUR_PYTHONPATH)
+    # The source tree's package when it has a built `_core`; else whatever this process imports
+    # (an installed wheel, or PYTHONPATH as on the GPU machine).
+    return dict(os.environ, PYTHONPATH=OUR_PYTHONPATH) if OUR_PYTHONPATH else dict(os.environ)
 
 
 def _run(args, cwd, timeout=600):
