@@ -15,8 +15,6 @@ if sys.platform == "win32":  # pragma: no cover - Windows only
         os.add_dll_directory(_dnnl)
 
 from kernels._api import (  # noqa: E402
-    VariantAccepted,
-    VariantRejected,
     get_kernel,
     get_kernel_variants,
     get_local_kernel,
@@ -28,6 +26,7 @@ from kernels._api import (  # noqa: E402
 from kernels._importer import LoadedKernel, RepoInfo, get_loaded_kernels  # noqa: E402
 from kernels._metadata import Metadata  # noqa: E402
 from kernels.deps import get_kernel_dep  # noqa: E402
+from kernels.variants import VariantAccepted, VariantRejected  # noqa: E402
 from kernels.layer import (  # noqa: E402
     CUDAProperties,
     Device,

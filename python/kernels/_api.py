@@ -6,7 +6,6 @@ import importlib.util
 import logging
 import os
 import warnings
-from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 from typing import Dict, List, Optional, Union
@@ -17,28 +16,10 @@ from kernels._importer import RepoInfo, import_variant
 from kernels._locking import caller_lock, lock_from_file
 from kernels._system import detect_backend, system_info, user_agent as _user_agent, validate_backend
 from kernels._trust import check_trust
+from kernels.variants import VariantAccepted, VariantRejected, parse_variant
 
 _versions_logger = logging.getLogger("kernels._versions")
 _logger = logging.getLogger("kernels")
-
-
-@dataclass(frozen=True)
-class Variant:
-    variant_str: str
-
-    def __str__(self) -> str:
-        return self.variant_str
-
-
-@dataclass(frozen=True)
-class VariantAccepted:
-    variant: Variant
-
-
-@dataclass(frozen=True)
-class VariantRejected:
-    variant: Variant
-    reason: str
 
 
 _fallback_warned: set = set()
@@ -151,7 +132,8 @@ def get_kernel_variants(repo_id: str, *, revision: Optional[str] = None, version
     info = system_info(validate_backend(backend))
     out: List[Union[VariantAccepted, VariantRejected]] = []
     for name, accepted, reason in _core.variants(repo_id, rev, info)["decisions"]:
-        out.append(VariantAccepted(Variant(name)) if accepted else VariantRejected(Variant(name), reason))
+        variant = parse_variant(name)
+        out.append(VariantAccepted(variant) if accepted else VariantRejected(variant, reason))
     return out
 
 

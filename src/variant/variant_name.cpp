@@ -142,21 +142,27 @@ std::optional<VariantName> VariantName::parse(std::string_view text) {
   return std::nullopt;
 }
 
-std::string VariantName::to_string() const {
-  std::string tail = compute.to_string() + "-" + cpu + "-" + os;
+std::string VariantName::to_string() const { return framework_string() + "-" + arch_string(); }
+
+std::string VariantName::framework_string() const {
   MajorMinor fv = framework_version.value_or(MajorMinor{});
   switch (kind) {
-    case VariantKind::noarch: return "torch-" + noarch_backend;
-    case VariantKind::stable_abi: return "torch-stable-abi" + flat(fv) + "-" + tail;
-    case VariantKind::tvm_ffi: return "tvm-ffi" + flat(fv) + "-" + tail;
+    case VariantKind::noarch: return "torch";
+    case VariantKind::stable_abi: return "torch-stable-abi" + flat(fv);
+    case VariantKind::tvm_ffi: return "tvm-ffi" + flat(fv);
     case VariantKind::torch_arch: {
       std::string tag;
       if (abi_tag == AbiTag::cxx11) tag = "-cxx11";
       if (abi_tag == AbiTag::cxx98) tag = "-cxx98";
-      return "torch" + flat(fv) + tag + "-" + tail;
+      return "torch" + flat(fv) + tag;
     }
   }
   return {};
+}
+
+std::string VariantName::arch_string() const {
+  if (kind == VariantKind::noarch) return noarch_backend;
+  return compute.to_string() + "-" + cpu + "-" + os;
 }
 
 }  // namespace kb::variant

@@ -50,7 +50,12 @@ struct VariantName {
   // Parses a build/ directory name (§5); nullopt for invalid names.
   static std::optional<VariantName> parse(std::string_view text);
   // Renders the name; parse(s)->to_string() == s for every canonical name.
+  // It is `framework_string() + "-" + arch_string()`.
   std::string to_string() const;
+  // The framework part: `torch212-cxx11`, `torch212`, `torch-stable-abi211`, `tvm-ffi01`, `torch`.
+  std::string framework_string() const;
+  // The arch part: `cu126-x86_64-linux`, or the backend of a noarch name (`cuda`, `npu`).
+  std::string arch_string() const;
 
   bool is_arch() const { return kind != VariantKind::noarch; }
   bool is_universal() const { return kind == VariantKind::noarch && noarch_backend == "universal"; }

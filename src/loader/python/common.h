@@ -33,5 +33,6 @@ SystemInfo system_from_dict(const py::dict& system);
 void bind_install(py::module_& m);
 void bind_metadata(py::module_& m);
 void bind_lock(py::module_& m);
+void bind_variant(py::module_& m);
 
 }  // namespace kb::loader::python

@@ -63,6 +63,29 @@ TEST(VariantNameParse, StableAbiAndNoarch) {
   EXPECT_EQ(VariantName::parse("torch-foo-bar")->noarch_backend, "foo-bar");
 }
 
+TEST(VariantNameParse, FrameworkAndArchStrings) {
+  struct Case {
+    const char* name;
+    const char* framework;
+    const char* arch;
+  };
+  const Case cases[] = {
+      {"torch212-cxx11-cu126-x86_64-linux", "torch212-cxx11", "cu126-x86_64-linux"},
+      {"torch26-cxx98-cu118-x86_64-linux", "torch26-cxx98", "cu118-x86_64-linux"},
+      {"torch212-metal-aarch64-darwin", "torch212", "metal-aarch64-darwin"},
+      {"torch-stable-abi211-cu126-x86_64-linux", "torch-stable-abi211", "cu126-x86_64-linux"},
+      {"tvm-ffi012-cpu-aarch64-darwin", "tvm-ffi012", "cpu-aarch64-darwin"},
+      {"torch-npu", "torch", "npu"},
+      {"torch-foo-bar", "torch", "foo-bar"},
+  };
+  for (const auto& c : cases) {
+    auto parsed = VariantName::parse(c.name);
+    ASSERT_TRUE(parsed) << c.name;
+    EXPECT_EQ(parsed->framework_string(), c.framework) << c.name;
+    EXPECT_EQ(parsed->arch_string(), c.arch) << c.name;
+  }
+}
+
 TEST(VariantNameParse, RejectsInvalidNames) {
   const char* invalid[] = {"", "torch", "foo", "torch212", "torch212-cu126-x86_64", "torch212-cxx11-cu126-x86_64-linux-extra",
                            "torchx12-cu126-x86_64-linux", "torch2-cu126-x86_64-linux", "torch212-cuda-x86_64-linux",
