@@ -13,9 +13,10 @@ from typing import Dict, List, Optional, Union
 from kernels import _core
 from kernels._env import cache_root_arg, is_offline, local_kernels
 from kernels._importer import RepoInfo, import_variant
-from kernels._locking import caller_lock, lock_from_file
+from kernels._locking import NO_LOCKFILE, caller_lockfile
 from kernels._system import detect_backend, system_info, user_agent as _user_agent, validate_backend
 from kernels._trust import check_trust
+from kernels.deps import prepare_dependencies
 from kernels.variants import VariantAccepted, VariantRejected, parse_variant
 
 _versions_logger = logging.getLogger("kernels._versions")
@@ -72,6 +73,19 @@ def _install(repo_id: str, revision: str, local_files_only: bool, backend: Optio
     return Path(result["variant_path"])
 
 
+def _load(root: str, path: Path, repo_info: Optional[RepoInfo], *, local_files_only: bool, backend: Optional[str],
+          ua: str, lockfile: Optional[str] = None) -> ModuleType:
+    """Make the variant's kernel dependencies importable (resolved through `lockfile`, else the
+    caller's lock if it has one), then import the variant."""
+    if _core.read_metadata(str(path / "metadata.json"))["kernel_depends"]:
+        if lockfile is None:
+            lockfile = caller_lockfile()
+        prepare_dependencies(root, path, local_files_only=local_files_only,
+                             system=system_info(validate_backend(backend)), detected_backend=detect_backend()["name"],
+                             user_agent=ua, probe=_probe, lockfile=lockfile, cache_root=cache_root_arg())
+    return import_variant(path, repo_info)
+
+
 def install_kernel(repo_id: str, *, revision: str, local_files_only: bool = False, backend: Optional[str] = None,
                    user_agent: Union[str, dict, None] = None, validate_dependencies: bool = False) -> Path:
     """Download (or find offline) the best variant of `repo_id` at `revision`; returns its directory."""
@@ -94,7 +108,8 @@ def get_local_kernel(repo_path: Union[str, "os.PathLike[str]"], backend: Optiona
     _warn_fallback(choice["fallback_warning"], stacklevel=2)
     variant = Path(choice["variant_path"])
     _validate_local_dependencies(variant)
-    return import_variant(variant)
+    name = _core.read_metadata(str(variant / "metadata.json"))["name"]
+    return _load(name, variant, None, local_files_only=is_offline(), backend=backend, ua=_user_agent(None))
 
 
 def get_kernel(repo_id: str, revision: Optional[str] = None, version: Optional[int] = None,
@@ -108,7 +123,7 @@ def get_kernel(repo_id: str, revision: Optional[str] = None, version: Optional[i
     check_trust(repo_id, trust_remote_code, ua)
     rev = _resolve_revision(repo_id, revision, version, ua)
     path = _install(repo_id, rev, is_offline(), backend, ua, validate_dependencies=True)
-    return import_variant(path, RepoInfo(repo_id, rev))
+    return _load(repo_id, path, RepoInfo(repo_id, rev), local_files_only=is_offline(), backend=backend, ua=ua)
 
 
 def has_kernel(repo_id: str, revision: Optional[str] = None, version: Optional[int] = None,
@@ -140,7 +155,13 @@ def get_kernel_variants(repo_id: str, *, revision: Optional[str] = None, version
 def load_kernel(repo_id: str, *, lockfile: Optional[Union[str, "os.PathLike[str]"]] = None,
                 backend: Optional[str] = None) -> ModuleType:
     """Load the locked revision of a kernel from the cache; never touches the network."""
-    lock = lock_from_file(Path(lockfile), repo_id) if lockfile is not None else caller_lock(repo_id)
+    if lockfile is not None:
+        text = Path(lockfile).read_text(encoding="utf-8")
+    else:
+        text = caller_lockfile()
+        if text is None:
+            raise ValueError(NO_LOCKFILE)
+    lock = next((entry for entry in _core.parse_lockfile(text) if entry["repo_id"] == repo_id), None)
     if lock is None:
         raise ValueError(
             f"Kernel `{repo_id}` is not locked. Please lock it with `kernels lock <project>` and then "
@@ -155,14 +176,20 @@ def load_kernel(repo_id: str, *, lockfile: Optional[Union[str, "os.PathLike[str]
             f"Locked kernel `{repo_id}` was not downloaded or does not have an applicable variant. Make sure "
             f"it's downloaded locally via `kernels download <project>`.\nCaused by: {e}"
         ) from e
-    return import_variant(path)
+    return _load(repo_id, path, None, local_files_only=True, backend=backend, ua="",
+                 lockfile=text)
 
 
 def get_locked_kernel(repo_id: str) -> ModuleType:
     """Load the revision locked by the calling distribution's kernels.lock."""
-    lock = caller_lock(repo_id)
+    text = caller_lockfile()
+    if text is None:
+        raise ValueError(NO_LOCKFILE)
+    lock = next((entry for entry in _core.parse_lockfile(text) if entry["repo_id"] == repo_id), None)
     if lock is None:
         raise ValueError(f"Kernel `{repo_id}` is not locked")
-    path = _install(repo_id, lock["sha"], is_offline(), None, _user_agent(None), True,
+    ua = _user_agent(None)
+    path = _install(repo_id, lock["sha"], is_offline(), None, ua, True,
                     {k: v["hash"] for k, v in lock.get("variants", {}).items()})
-    return import_variant(path)
+    return _load(repo_id, path, None, local_files_only=is_offline(), backend=None, ua=ua,
+                 lockfile=text)

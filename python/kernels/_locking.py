@@ -8,6 +8,11 @@ from typing import Optional
 
 from kernels import _core
 
+NO_LOCKFILE = (
+    "Could not find a `kernels.lock` file in the caller's package metadata. Please lock kernels with "
+    "`kernels lock <project>` and then reinstall the project."
+)
+
 
 def _entry(locks: list, repo_id: str) -> Optional[dict]:
     for lock in locks:
@@ -20,8 +25,9 @@ def lock_from_file(path: Path, repo_id: str) -> Optional[dict]:
     return _entry(_core.parse_lockfile(Path(path).read_text(encoding="utf-8")), repo_id)
 
 
-def caller_lock(repo_id: str) -> Optional[dict]:
-    """The lock entry from the first calling distribution outside `kernels` that has one."""
+def caller_lockfile() -> Optional[str]:
+    """The text of `kernels.lock` in the metadata of the first calling distribution outside
+    `kernels`; None when that caller has none (or is no installed distribution)."""
     if sys.version_info >= (3, 10):
         from importlib.metadata import packages_distributions
     else:  # pragma: no cover - Python 3.9
@@ -40,6 +46,15 @@ def caller_lock(repo_id: str) -> Optional[dict]:
             except Exception:  # noqa: BLE001 - not installed / no metadata
                 continue
             if text:
-                return _entry(_core.parse_lockfile(text), repo_id)
+                return text
         return None
     return None
+
+
+def caller_lock(repo_id: str) -> Optional[dict]:
+    """The lock entry from the first calling distribution outside `kernels` that has one;
+    `ValueError(NO_LOCKFILE)` when the caller has no `kernels.lock` at all."""
+    text = caller_lockfile()
+    if text is None:
+        raise ValueError(NO_LOCKFILE)
+    return _entry(_core.parse_lockfile(text), repo_id)

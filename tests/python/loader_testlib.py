@@ -140,7 +140,7 @@ def digest_of(variant_dir: Path) -> Dict[str, str]:
 def make_variant(build_dir: Path, variant: str, *, name: str = "demo", ops_id: Optional[str] = None,
                  version: int = 1, backend: str = "cpu", value: str = "1", python_depends=(),
                  dirty: Optional[Dict[str, bool]] = None, legacy: bool = False, digest: bool = True,
-                 extra_files: Optional[Dict[str, str]] = None) -> Path:
+                 extra_files: Optional[Dict[str, str]] = None, kernel_depends=(), init_extra: str = "") -> Path:
     """A pure-Python variant whose module has `VALUE`, `add_one(x)` and a relative import."""
     vdir = build_dir / variant
     pkg = vdir / name.replace("-", "_") if legacy else vdir
@@ -150,6 +150,7 @@ def make_variant(build_dir: Path, variant: str, *, name: str = "demo", ops_id: O
         f"VALUE = {value}\n"
         f"VARIANT = {variant!r}\n"
         "def add_one(x):\n    return x + 1\n"
+        + init_extra
     )
     (pkg / "_helpers.py").write_text("def helper():\n    return 'helped'\n")
     for rel, text in (extra_files or {}).items():
@@ -161,7 +162,7 @@ def make_variant(build_dir: Path, variant: str, *, name: str = "demo", ops_id: O
         "version": version,
         "license": "Apache-2.0",
         "python-depends": list(python_depends),
-        "kernel-depends": [],
+        "kernel-depends": list(kernel_depends),
         "backend": {"type": backend},
     }
     if digest:

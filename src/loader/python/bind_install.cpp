@@ -15,11 +15,31 @@
 #include "variant/variant_name.h"
 
 namespace kb::loader::python {
-namespace {
 
 std::unique_ptr<HubReader> hub(const std::string& user_agent) {
   return make_http_hub_reader(HubOptions{user_agent});
 }
+
+DependencyCheck python_dependency_check(const std::string& detected_backend, const py::object& probe) {
+  // `probe` outlives the binding call that uses the check; held by address so that copying the
+  // check (with the GIL released) never touches a Python reference count.
+  const py::object* probe_ref = &probe;
+  return [detected_backend, probe_ref](const metadata::Metadata& metadata, const std::string&) -> util::Status {
+    auto modules = required_modules(metadata, detected_backend);
+    if (!modules) return std::move(modules).error();
+    py::gil_scoped_acquire gil;
+    for (const auto& module : *modules) {
+      if (!(*probe_ref)(module.import_name).cast<bool>()) {
+        return util::Error(util::ErrorKind::permission,  // re-raised as ImportError by `install`
+                           "Kernel module `" + python_name(metadata.name) + "` requires Python dependency `" +
+                               module.pkg + "`. Please install with: pip install " + module.pkg);
+      }
+    }
+    return {};
+  };
+}
+
+namespace {
 
 py::dict selection_dict(const Selection& selection) {
   py::list decisions;
@@ -55,21 +75,7 @@ py::dict install(const std::string& repo_id, const std::string& revision, bool l
   request.local_files_only = local_files_only;
   request.system = system_from_dict(system);
   request.lock_hashes = lock_hashes;
-  if (validate_dependencies) {
-    request.validate_dependencies = [&](const metadata::Metadata& metadata, const std::string&) -> util::Status {
-      auto modules = required_modules(metadata, detected_backend);
-      if (!modules) return std::move(modules).error();
-      py::gil_scoped_acquire gil;
-      for (const auto& module : *modules) {
-        if (!probe(module.import_name).cast<bool>()) {
-          return util::Error(util::ErrorKind::permission,  // re-raised as ImportError below
-                             "Kernel module `" + python_name(metadata.name) + "` requires Python dependency `" +
-                                 module.pkg + "`. Please install with: pip install " + module.pkg);
-        }
-      }
-      return {};
-    };
-  }
+  if (validate_dependencies) request.validate_dependencies = python_dependency_check(detected_backend, probe);
   std::unique_ptr<HubReader> reader = local_files_only ? nullptr : hub(user_agent);
   util::Result<InstallResult> result = util::Error("not run");
   {

@@ -4,7 +4,12 @@
 
 #include <pybind11/pybind11.h>
 
+#include <functional>
+#include <memory>
+
+#include "loader/hub_reader.h"
 #include "loader/selection.h"
+#include "metadata/metadata.h"
 #include "util/result.h"
 
 namespace kb::loader::python {
@@ -30,7 +35,16 @@ inline void unwrap(util::Status status) {
 // macos_version=, free_threaded=) → SystemInfo.
 SystemInfo system_from_dict(const py::dict& system);
 
+// The Hub reader of the bindings (HF_ENDPOINT, HF_TOKEN) with `user_agent`.
+std::unique_ptr<HubReader> hub(const std::string& user_agent);
+
+// Python dependency validation (loader.md §5.2): every module the variant's `python-depends`
+// require on `detected_backend` must be found by `probe` (importlib.util.find_spec).
+using DependencyCheck = std::function<util::Status(const metadata::Metadata&, const std::string& variant)>;
+DependencyCheck python_dependency_check(const std::string& detected_backend, const py::object& probe);
+
 void bind_install(py::module_& m);
+void bind_dependencies(py::module_& m);
 void bind_metadata(py::module_& m);
 void bind_lock(py::module_& m);
 void bind_variant(py::module_& m);

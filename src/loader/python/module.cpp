@@ -10,4 +10,5 @@ PYBIND11_MODULE(_core, m) {
   kb::loader::python::bind_metadata(m);
   kb::loader::python::bind_lock(m);
   kb::loader::python::bind_variant(m);
+  kb::loader::python::bind_dependencies(m);
 }
