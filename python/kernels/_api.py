@@ -13,7 +13,7 @@ from typing import Dict, List, Optional, Union
 from kernels import _core
 from kernels._env import cache_root_arg, is_offline, local_kernels
 from kernels._importer import RepoInfo, import_variant
-from kernels._locking import NO_LOCKFILE, caller_lockfile
+from kernels._locking import NO_LOCKFILE, caller_lockfile, lock_entry
 from kernels._system import detect_backend, system_info, user_agent as _user_agent, validate_backend
 from kernels._trust import check_trust
 from kernels.deps import prepare_dependencies
@@ -161,7 +161,7 @@ def load_kernel(repo_id: str, *, lockfile: Optional[Union[str, "os.PathLike[str]
         text = caller_lockfile()
         if text is None:
             raise ValueError(NO_LOCKFILE)
-    lock = next((entry for entry in _core.parse_lockfile(text) if entry["repo_id"] == repo_id), None)
+    lock = lock_entry(text, repo_id)
     if lock is None:
         raise ValueError(
             f"Kernel `{repo_id}` is not locked. Please lock it with `kernels lock <project>` and then "
@@ -176,8 +176,7 @@ def load_kernel(repo_id: str, *, lockfile: Optional[Union[str, "os.PathLike[str]
             f"Locked kernel `{repo_id}` was not downloaded or does not have an applicable variant. Make sure "
             f"it's downloaded locally via `kernels download <project>`.\nCaused by: {e}"
         ) from e
-    return _load(repo_id, path, None, local_files_only=True, backend=backend, ua="",
-                 lockfile=text)
+    return _load(repo_id, path, None, local_files_only=True, backend=backend, ua="", lockfile=text)
 
 
 def get_locked_kernel(repo_id: str) -> ModuleType:
@@ -185,7 +184,7 @@ def get_locked_kernel(repo_id: str) -> ModuleType:
     text = caller_lockfile()
     if text is None:
         raise ValueError(NO_LOCKFILE)
-    lock = next((entry for entry in _core.parse_lockfile(text) if entry["repo_id"] == repo_id), None)
+    lock = lock_entry(text, repo_id)
     if lock is None:
         raise ValueError(f"Kernel `{repo_id}` is not locked")
     ua = _user_agent(None)

@@ -21,8 +21,13 @@ def _entry(locks: list, repo_id: str) -> Optional[dict]:
     return None
 
 
+def lock_entry(text: str, repo_id: str) -> Optional[dict]:
+    """The entry of `repo_id` in the kernels.lock `text` (the first one, loader.md §8.2)."""
+    return _entry(_core.parse_lockfile(text), repo_id)
+
+
 def lock_from_file(path: Path, repo_id: str) -> Optional[dict]:
-    return _entry(_core.parse_lockfile(Path(path).read_text(encoding="utf-8")), repo_id)
+    return lock_entry(Path(path).read_text(encoding="utf-8"), repo_id)
 
 
 def caller_lockfile() -> Optional[str]:
@@ -57,4 +62,4 @@ def caller_lock(repo_id: str) -> Optional[dict]:
     text = caller_lockfile()
     if text is None:
         raise ValueError(NO_LOCKFILE)
-    return _entry(_core.parse_lockfile(text), repo_id)
+    return lock_entry(text, repo_id)
