@@ -159,12 +159,7 @@ class HttpHubReader final : public HubReader {
 
 }  // namespace
 
-std::string hub_error_code(const util::Error& error) {
-  for (const auto& cause : error.causes) {
-    if (util::starts_with(cause, "X-Error-Code: ")) return cause.substr(14);
-  }
-  return "";
-}
+std::string hub_error_code(const util::Error& error) { return error.code; }
 
 std::unique_ptr<HubReader> make_http_hub_reader(const HubOptions& options) {
   return std::make_unique<HttpHubReader>(options);

@@ -28,6 +28,8 @@ struct Error {
   std::string message;
   std::vector<std::string> causes;  // outermost first, printed as "Caused by: ..."
   std::vector<std::string> hints;   // printed as "hint: ..."
+  int status = 0;                   // HTTP status, where the error is a peer's HTTP answer
+  std::string code;                 // the peer's machine-readable error code (Hub: X-Error-Code)
 
   Error() = default;
   Error(ErrorKind k, std::string msg) : kind(k), message(std::move(msg)) {}
@@ -44,6 +46,8 @@ struct Error {
   // Wraps this error under a new top-level message; the old message becomes the first cause.
   Error context(std::string outer) const {
     Error e(kind, std::move(outer));
+    e.status = status;
+    e.code = code;
     e.causes.push_back(message);
     e.causes.insert(e.causes.end(), causes.begin(), causes.end());
     e.hints = hints;

@@ -299,8 +299,9 @@ util::Error HttpClient::http_error(const HttpResponse& response, const std::stri
   std::string message = "HTTP " + std::to_string(response.status) + " during " + what + " (" + response.url + ")";
   if (!detail.empty()) message += ": " + detail;
   util::Error error(kind, redacted(message));
-  std::string code = response.header("x-error-code");
-  if (!code.empty()) error.causes.push_back("X-Error-Code: " + code);
+  error.status = static_cast<int>(response.status);
+  error.code = response.header("x-error-code");
+  if (!error.code.empty()) error.causes.push_back("X-Error-Code: " + error.code);
   return error;
 }
 

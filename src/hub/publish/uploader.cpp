@@ -173,7 +173,7 @@ util::Result<UploadResult> upload(client::HubClient& hub, const UploadOptions& o
   if (!options.create_pr) {
     auto created = hub.create_repo(repo, options.is_private);
     if (!created) {
-      if (created.error().kind == util::ErrorKind::permission && created.error().message.find("HTTP 403") == 0) {
+      if (created.error().status == 403) {
         if (!hub.whoami()) return created.error().context("Cannot create repository");
         return util::Error(util::ErrorKind::permission, publishing_guidance(repo.id));
       }

@@ -20,6 +20,9 @@ std::unique_ptr<HubReader> hub(const std::string& user_agent) {
   return make_http_hub_reader(HubOptions{user_agent});
 }
 
+// The code of the error a missing Python dependency gives; `install` raises it as ImportError.
+constexpr const char* kMissingPythonDependency = "MissingPythonDependency";
+
 DependencyCheck python_dependency_check(const std::string& detected_backend, const py::object& probe) {
   // `probe` outlives the binding call that uses the check; held by address so that copying the
   // check (with the GIL released) never touches a Python reference count.
@@ -30,9 +33,11 @@ DependencyCheck python_dependency_check(const std::string& detected_backend, con
     py::gil_scoped_acquire gil;
     for (const auto& module : *modules) {
       if (!(*probe_ref)(module.import_name).cast<bool>()) {
-        return util::Error(util::ErrorKind::permission,  // re-raised as ImportError by `install`
-                           "Kernel module `" + python_name(metadata.name) + "` requires Python dependency `" +
-                               module.pkg + "`. Please install with: pip install " + module.pkg);
+        util::Error error(util::ErrorKind::permission,
+                          "Kernel module `" + python_name(metadata.name) + "` requires Python dependency `" +
+                              module.pkg + "`. Please install with: pip install " + module.pkg);
+        error.code = kMissingPythonDependency;  // re-raised as ImportError by `install`
+        return error;
       }
     }
     return {};
@@ -83,8 +88,7 @@ py::dict install(const std::string& repo_id, const std::string& revision, bool l
     Installer installer(cache_root.empty() ? default_cache_root() : std::filesystem::path(cache_root), reader.get());
     result = installer.install(request);
   }
-  if (!result && result.error().kind == util::ErrorKind::permission &&
-      result.error().message.find("requires Python dependency") != std::string::npos) {
+  if (!result && result.error().code == kMissingPythonDependency) {
     PyErr_SetString(PyExc_ImportError, result.error().message.c_str());
     throw py::error_already_set();
   }

@@ -24,9 +24,19 @@ void raise(const util::Error& error) {
     case util::ErrorKind::permission:
     case util::ErrorKind::invalid:
       throw py::value_error(text);
-    case util::ErrorKind::not_found:
+    case util::ErrorKind::not_found: {
+      // A Hub's RepoNotFound / RevisionNotFound become huggingface_hub's classes, as upstream
+      // raises them; kernels._errors owns that mapping.
+      if (!error.code.empty()) {
+        py::object exception = py::module_::import("kernels._errors").attr("hub_not_found")(error.code, text, error.status);
+        if (!exception.is_none()) {
+          PyErr_SetObject(reinterpret_cast<PyObject*>(Py_TYPE(exception.ptr())), exception.ptr());
+          throw py::error_already_set();
+        }
+      }
       PyErr_SetString(PyExc_FileNotFoundError, text.c_str());
       throw py::error_already_set();
+    }
     case util::ErrorKind::integrity: {
       auto cls = py::module_::import("kernels._core").attr("IntegrityError");
       PyErr_SetString(cls.ptr(), text.c_str());
