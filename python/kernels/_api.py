@@ -96,10 +96,7 @@ def _validate_local_dependencies(variant_path: Path) -> None:
     metadata = variant_path / "metadata.json"
     for pkg, module in _core.required_modules(str(metadata), detect_backend()["name"]):
         if not _probe(module):
-            name = _core.read_metadata(str(metadata))["name"].replace("-", "_")
-            raise ImportError(
-                f"Kernel module `{name}` requires Python dependency `{pkg}`. Please install with: pip install {pkg}"
-            )
+            raise ImportError(_core.missing_python_dependency(_core.read_metadata(str(metadata))["name"], pkg))
 
 
 def get_local_kernel(repo_path: Union[str, "os.PathLike[str]"], backend: Optional[str] = None) -> ModuleType:

@@ -23,6 +23,12 @@ std::unique_ptr<HubReader> hub(const std::string& user_agent) {
 // The code of the error a missing Python dependency gives; `install` raises it as ImportError.
 constexpr const char* kMissingPythonDependency = "MissingPythonDependency";
 
+// The one text of a missing Python dependency (install's check and get_local_kernel's, via _core).
+std::string missing_python_dependency(const std::string& kernel_name, const std::string& pkg) {
+  return "Kernel module `" + python_name(kernel_name) + "` requires Python dependency `" + pkg +
+         "`. Please install with: pip install " + pkg;
+}
+
 DependencyCheck python_dependency_check(const std::string& detected_backend, const py::object& probe) {
   // `probe` outlives the binding call that uses the check; held by address so that copying the
   // check (with the GIL released) never touches a Python reference count.
@@ -33,9 +39,7 @@ DependencyCheck python_dependency_check(const std::string& detected_backend, con
     py::gil_scoped_acquire gil;
     for (const auto& module : *modules) {
       if (!(*probe_ref)(module.import_name).cast<bool>()) {
-        util::Error error(util::ErrorKind::permission,
-                          "Kernel module `" + python_name(metadata.name) + "` requires Python dependency `" +
-                              module.pkg + "`. Please install with: pip install " + module.pkg);
+        util::Error error(util::ErrorKind::permission, missing_python_dependency(metadata.name, module.pkg));
         error.code = kMissingPythonDependency;  // re-raised as ImportError by `install`
         return error;
       }
@@ -135,6 +139,7 @@ py::dict variants(const std::string& repo_id, const std::string& revision, const
 }  // namespace
 
 void bind_install(py::module_& m) {
+  m.def("missing_python_dependency", &missing_python_dependency, py::arg("kernel_name"), py::arg("pkg"));
   m.def("install", &install, py::arg("repo_id"), py::arg("revision"), py::arg("local_files_only"),
         py::arg("system"), py::arg("validate_dependencies"), py::arg("detected_backend"), py::arg("user_agent"),
         py::arg("probe"), py::arg("lock_hashes") = std::map<std::string, std::string>{}, py::arg("cache_root") = "");
