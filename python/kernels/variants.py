@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Optional, Union
 
 from kernels import _core
-from kernels.backends import Backend, Version, _from_parsed
+from kernels.backends import Backend, Version, _from_parsed, _Unversioned, _Versioned
 
 
 @dataclass(frozen=True)
@@ -21,33 +21,20 @@ class Torch:
         return self._variant_str
 
 
+# Same fields as the versioned/unversioned backends (`version` and the rendered part).
 @dataclass(frozen=True)
-class TorchStableAbi:
-    version: Version
-    _variant_str: str = field(repr=False, compare=False)
-
-    @property
-    def variant_str(self) -> str:
-        return self._variant_str
+class TorchStableAbi(_Versioned):
+    pass
 
 
 @dataclass(frozen=True)
-class TvmFfi:
-    version: Version
-    _variant_str: str = field(repr=False, compare=False)
-
-    @property
-    def variant_str(self) -> str:
-        return self._variant_str
+class TvmFfi(_Versioned):
+    pass
 
 
 @dataclass(frozen=True)
-class TorchNoarch:
-    _variant_str: str = field(repr=False, compare=False)
-
-    @property
-    def variant_str(self) -> str:
-        return self._variant_str
+class TorchNoarch(_Unversioned):
+    pass
 
 
 @dataclass(frozen=True)
