@@ -27,26 +27,8 @@ from kernels._importer import LoadedKernel, RepoInfo, get_loaded_kernels  # noqa
 from kernels._metadata import Metadata  # noqa: E402
 from kernels.deps import get_kernel_dep  # noqa: E402
 from kernels.variants import VariantAccepted, VariantRejected  # noqa: E402
-from kernels.layer import (  # noqa: E402
-    CUDAProperties,
-    Device,
-    FuncRepository,
-    KernelizeFallback,
-    LayerRepository,
-    LocalFuncRepository,
-    LocalLayerRepository,
-    LockedFuncRepository,
-    LockedLayerRepository,
-    Mode,
-    ROCMProperties,
-    kernelize,
-    register_kernel_mapping,
-    replace_kernel_forward_from_hub,
-    use_kernel_forward_from_hub,
-    use_kernel_func_from_hub,
-    use_kernel_mapping,
-    use_kernelized_func,
-)
+from kernels import layer as _layer  # noqa: E402
+from kernels.layer import *  # noqa: E402,F401,F403  (the layer API: kernels.layer.__all__)
 
 __all__ = [
     "__version__",
@@ -63,24 +45,7 @@ __all__ = [
     "has_kernel",
     "install_kernel",
     "load_kernel",
-    # Layers and kernelize (loader.md §9)
-    "CUDAProperties",
-    "Device",
-    "FuncRepository",
-    "KernelizeFallback",
-    "LayerRepository",
-    "LocalFuncRepository",
-    "LocalLayerRepository",
-    "LockedFuncRepository",
-    "LockedLayerRepository",
-    "Mode",
-    "ROCMProperties",
     "get_kernel_dep",
-    "kernelize",
-    "register_kernel_mapping",
-    "replace_kernel_forward_from_hub",
-    "use_kernel_forward_from_hub",
-    "use_kernel_func_from_hub",
-    "use_kernel_mapping",
-    "use_kernelized_func",
+    # Layers and kernelize (loader.md §9)
+    *_layer.__all__,
 ]
