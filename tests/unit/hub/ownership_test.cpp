@@ -4,16 +4,13 @@
 
 #include "hub/storage/repo_store.h"
 #include "hub/storage/usage.h"
+#include "store_ops.h"
 #include "util/fs.h"
 
 namespace kb::hub::storage {
 namespace {
 
-Operation add(RepoStore& store, const std::string& path, const std::string& content) {
-  auto info = store.objects().put_bytes(content);
-  EXPECT_TRUE(info.ok());
-  return Operation{OperationKind::add, path, TreeEntry{info->git_oid, info->sha256, info->size, false}};
-}
+using testing::add;
 
 std::string sha_of(RepoStore& store, const std::string& content) { return store.objects().put_bytes(content)->sha256; }
 

@@ -4,17 +4,14 @@
 
 #include <gtest/gtest.h>
 
+#include "store_ops.h"
 #include "util/fs.h"
 #include "util/hash.h"
 
 namespace kb::hub::storage {
 namespace {
 
-Operation add(RepoStore& store, const std::string& path, const std::string& content) {
-  auto info = store.objects().put_bytes(content);
-  EXPECT_TRUE(info.ok());
-  return Operation{OperationKind::add, path, TreeEntry{info->git_oid, info->sha256, info->size, false}};
-}
+using testing::add;
 
 TEST(RepoStore, create_repo_makes_initial_commit_with_gitattributes) {
   util::TempDir dir;
