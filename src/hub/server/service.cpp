@@ -66,14 +66,19 @@ bool HubService::caller_of(const httplib::Request& request, httplib::Response& r
   return true;
 }
 
+bool HubService::can_read(const std::optional<storage::User>& caller, const storage::RepoId& repo) {
+  auto info = store_.repo_info(repo);
+  if (!info.ok()) return false;
+  return !info.value->is_private || (caller && storage::Accounts::is_member(*caller, repo.name_space));
+}
+
 bool HubService::authorize(const httplib::Request& request, httplib::Response& response,
                            const storage::RepoId& repo, Access access, std::optional<storage::User>* caller_out) {
   std::optional<storage::User> caller;
   if (!caller_of(request, response, caller)) return false;
-  auto info = store_.repo_info(repo);
   bool member = caller && storage::Accounts::is_member(*caller, repo.name_space);
   // Private repos are indistinguishable from missing ones to outsiders.
-  if (!info.ok() || (info.value->is_private && !member)) {
+  if (!can_read(caller, repo)) {
     reply_error(response, caller ? 404 : 401, "RepoNotFound", "Repository not found");
     return false;
   }

@@ -31,12 +31,6 @@ void reply_invalid(httplib::Response& response, const util::Error& error) {
 
 }  // namespace
 
-bool HubService::can_read(const std::optional<storage::User>& caller, const storage::RepoId& repo) {
-  auto info = store_.repo_info(repo);
-  if (!info.ok()) return false;
-  return !info.value->is_private || (caller && storage::Accounts::is_member(*caller, repo.name_space));
-}
-
 bool HubService::reachable_object(const std::optional<storage::User>& caller, const storage::RepoId& repo,
                                   const std::string& sha256) {
   if (store_.owns(repo, sha256)) return true;
