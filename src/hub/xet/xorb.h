@@ -19,6 +19,8 @@ namespace kb::hub::xet {
 
 inline constexpr uint64_t kMaxXorbSize = 64ull * 1024 * 1024;  // serialized bytes, the upload limit
 inline constexpr size_t kXorbChunkHeaderSize = 8;
+// XorbBuilder stops at this many chunks, as xet-core's client does (keeps unpacked sizes in u32).
+inline constexpr size_t kMaxBuiltXorbChunks = 8 * 1024;
 
 enum class CompressionScheme : uint8_t { none = 0, lz4 = 1, byte_grouping4_lz4 = 2 };
 
@@ -77,10 +79,11 @@ struct SerializedXorb {
 class XorbBuilder {
  public:
   explicit XorbBuilder(bool try_byte_grouping = false) : try_byte_grouping_(try_byte_grouping) {}
-  // Appends a chunk (at most kMaxChunkSize bytes); false, and nothing appended, when the xorb
-  // would then exceed kMaxXorbSize (finish this one and start another).
+  // Appends a chunk (1..kMaxChunkSize bytes); false, and nothing appended, when the xorb would
+  // then exceed kMaxXorbSize or kMaxBuiltXorbChunks (finish this one and start another).
   bool add_chunk(std::string_view chunk);
   bool empty() const { return info_.chunks.empty(); }
+  const MerkleHash& last_chunk_hash() const { return info_.chunks.back().hash; }
   uint64_t size() const { return bytes_.size(); }
   SerializedXorb finish();  // computes the hash; the builder is empty afterwards
 
