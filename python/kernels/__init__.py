@@ -25,6 +25,7 @@ from kernels._api import (  # noqa: E402
 )
 from kernels._importer import LoadedKernel, RepoInfo, get_loaded_kernels  # noqa: E402
 from kernels._metadata import Metadata  # noqa: E402
+from kernels.benchmark import Benchmark  # noqa: E402
 from kernels.deps import get_kernel_dep  # noqa: E402
 from kernels.variants import VariantAccepted, VariantRejected  # noqa: E402
 from kernels import layer as _layer  # noqa: E402
@@ -32,6 +33,7 @@ from kernels.layer import *  # noqa: E402,F401,F403  (the layer API: kernels.lay
 
 __all__ = [
     "__version__",
+    "Benchmark",
     "LoadedKernel",
     "Metadata",
     "RepoInfo",

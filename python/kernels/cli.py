@@ -1,4 +1,4 @@
-"""The `kernels` command line (cli.md §2): download, lock, versions, info, variants, check."""
+"""The `kernels` command line (cli.md §2): download, lock, versions, info, variants, check, benchmark."""
 from __future__ import annotations
 
 import argparse
@@ -195,6 +195,24 @@ def cmd_info(args) -> int:
     return 0
 
 
+def cmd_benchmark(args) -> int:
+    from kernels._benchmark import command
+    from kernels._benchmark.upload import UploadError
+
+    try:
+        return command.run(args)
+    except command.UsageError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    except UploadError as e:
+        print(f"error: {e.message}", file=sys.stderr)
+        for cause in e.causes:
+            print(f"Caused by: {cause}", file=sys.stderr)
+        for hint in e.hints:
+            print(f"hint: {hint}", file=sys.stderr)
+        return 1
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="kernels", description="Manage compute kernels from the Hub")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -231,6 +249,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--backend")
     p.add_argument("--explain", action="store_true", help="Print the decision trace (one reason per variant)")
     p.set_defaults(func=cmd_variants)
+
+    p = sub.add_parser("benchmark", help="Run a kernel's benchmarks/benchmark*.py (docs/benchmarks.md)")
+    p.add_argument("repo_id", help="A Hub repo id (org/name, org/name@v1) or a local kernel project (uses its build/)")
+    group = p.add_mutually_exclusive_group()
+    group.add_argument("--branch", help="Hub branch, tag or commit to benchmark")
+    group.add_argument("--version", type=int, help="Kernel version to benchmark (branch v<N>)")
+    p.add_argument("--iterations", type=int, default=100, help="Timed calls per case (default: 100)")
+    p.add_argument("--warmup", type=int, default=10, help="Untimed calls before timing (default: 10)")
+    p.add_argument("--output", help="Write the run document (JSON) to this file")
+    p.add_argument("--json", action="store_true", help="Print the run document on stdout (the table goes to stderr)")
+    p.add_argument("--visual", metavar="BASE", help="Write charts BASE-light.svg and BASE-dark.svg")
+    p.add_argument("--rasterized", action="store_true", help="With --visual, also write BASE-light.png and BASE-dark.png")
+    p.add_argument("--upload", action="store_true", help="Post the results to the Hub at $HF_ENDPOINT")
+    p.set_defaults(func=cmd_benchmark)
     return parser
 
 
