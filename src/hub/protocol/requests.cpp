@@ -282,4 +282,112 @@ util::Result<CommitPayload> parse_commit_payload(std::string_view body) {
   return out;
 }
 
+util::Result<DeleteRepoRequest> parse_delete_repo(std::string_view body) {
+  auto doc = object_body(body, "body", false);
+  if (!doc) return std::move(doc).error();
+  DeleteRepoRequest out;
+  auto name = required_string(*doc, "name", "");
+  if (!name) return std::move(name).error();
+  out.name = *name;
+  auto organization = optional_string(*doc, "organization", "");
+  if (!organization) return std::move(organization).error();
+  out.organization = *organization;
+  auto type = optional_string(*doc, "type", "");
+  if (!type) return std::move(type).error();
+  if (*type) out.type = **type;
+  return out;
+}
+
+util::Result<CreateTagRequest> parse_create_tag(std::string_view body) {
+  auto doc = object_body(body, "body", false);
+  if (!doc) return std::move(doc).error();
+  CreateTagRequest out;
+  auto tag = required_string(*doc, "tag", "");
+  if (!tag) return std::move(tag).error();
+  out.tag = *tag;
+  if (auto s = check_ref_name(out.tag); !s) return field_error("tag", s.error().message);
+  auto message = optional_string(*doc, "message", "");
+  if (!message) return std::move(message).error();
+  out.message = message->value_or("");
+  return out;
+}
+
+util::Result<RepoSettingsRequest> parse_repo_settings(std::string_view body) {
+  auto doc = object_body(body, "body", false);
+  if (!doc) return std::move(doc).error();
+  RepoSettingsRequest out;
+  if (auto it = doc->find("private"); it != doc->end() && !it->is_null()) {
+    if (!it->is_boolean()) return field_error("private", "expected a boolean");
+    out.is_private = it->get<bool>();
+  }
+  auto visibility = optional_string(*doc, "visibility", "");
+  if (!visibility) return std::move(visibility).error();
+  if (*visibility) {
+    if (**visibility != "private" && **visibility != "public") {
+      return field_error("visibility", "expected \"public\" or \"private\"");
+    }
+    out.is_private = **visibility == "private";
+  }
+  if (auto it = doc->find("gated"); it != doc->end() && !it->is_null()) {
+    if (it->is_boolean() && !it->get<bool>()) {
+      out.gated = "";
+    } else if (it->is_string() && (it->get<std::string>() == "auto" || it->get<std::string>() == "manual")) {
+      out.gated = it->get<std::string>();
+    } else {
+      return field_error("gated", "expected \"auto\", \"manual\" or false");
+    }
+  }
+  return out;
+}
+
+util::Result<CreateDiscussionRequest> parse_create_discussion(std::string_view body) {
+  auto doc = object_body(body, "body", false);
+  if (!doc) return std::move(doc).error();
+  CreateDiscussionRequest out;
+  auto title = required_string(*doc, "title", "");
+  if (!title) return std::move(title).error();
+  out.title = util::trim(*title);
+  if (out.title.empty()) return field_error("title", "must not be empty");
+  auto description = optional_string(*doc, "description", "");
+  if (!description) return std::move(description).error();
+  out.description = description->value_or("");
+  auto pull_request = optional_bool(*doc, "pullRequest", "");
+  if (!pull_request) return std::move(pull_request).error();
+  out.pull_request = *pull_request;
+  return out;
+}
+
+util::Result<ValidateYamlRequest> parse_validate_yaml(std::string_view body) {
+  auto doc = object_body(body, "body", false);
+  if (!doc) return std::move(doc).error();
+  ValidateYamlRequest out;
+  auto content = required_string(*doc, "content", "");
+  if (!content) return std::move(content).error();
+  out.content = *content;
+  auto type = optional_string(*doc, "repoType", "");
+  if (!type) return std::move(type).error();
+  if (*type) out.repo_type = **type;
+  return out;
+}
+
+util::Result<PathsInfoRequest> parse_paths_info(std::string_view body) {
+  auto doc = object_body(body, "body", false);
+  if (!doc) return std::move(doc).error();
+  PathsInfoRequest out;
+  auto paths = doc->find("paths");
+  if (paths == doc->end() || !paths->is_array()) return field_error("paths", "expected an array of strings");
+  if (paths->size() > kMaxPathsInfoPaths) {
+    return field_error("paths", "at most " + std::to_string(kMaxPathsInfoPaths) + " paths per request");
+  }
+  for (size_t i = 0; i < paths->size(); ++i) {
+    const auto& path = (*paths)[i];
+    if (!path.is_string()) return field_error("paths[" + std::to_string(i) + "]", "expected a string");
+    out.paths.push_back(path.get<std::string>());
+  }
+  auto expand = optional_bool(*doc, "expand", "");
+  if (!expand) return std::move(expand).error();
+  out.expand = *expand;
+  return out;
+}
+
 }  // namespace kb::hub::protocol

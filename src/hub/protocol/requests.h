@@ -66,6 +66,53 @@ struct CommitPayload {
 };
 util::Result<CommitPayload> parse_commit_payload(std::string_view body);
 
+// DELETE /api/repos/delete
+struct DeleteRepoRequest {
+  std::string name;  // as sent: "name" or "namespace/name"
+  std::optional<std::string> organization;
+  std::string type = "model";
+};
+util::Result<DeleteRepoRequest> parse_delete_repo(std::string_view body);
+
+// POST /api/{type}s/{repo}/tag/{revision}
+struct CreateTagRequest {
+  std::string tag;
+  std::string message;
+};
+util::Result<CreateTagRequest> parse_create_tag(std::string_view body);
+
+// PUT /api/{type}s/{repo}/settings; absent fields stay as they are.
+struct RepoSettingsRequest {
+  std::optional<bool> is_private;    // "private": bool, or "visibility": "public" | "private"
+  std::optional<std::string> gated;  // "auto", "manual", or "" for false
+};
+util::Result<RepoSettingsRequest> parse_repo_settings(std::string_view body);
+
+// POST /api/{type}s/{repo}/discussions
+struct CreateDiscussionRequest {
+  std::string title;
+  std::string description;
+  bool pull_request = false;
+};
+util::Result<CreateDiscussionRequest> parse_create_discussion(std::string_view body);
+
+// POST /api/validate-yaml
+struct ValidateYamlRequest {
+  std::string content;
+  std::string repo_type = "model";
+};
+util::Result<ValidateYamlRequest> parse_validate_yaml(std::string_view body);
+
+// POST /api/{type}s/{repo}/paths-info/{revision}: the JSON form {"paths": [...], "expand": bool}
+// (clients also send it form-encoded; the server decodes that into the same value).
+struct PathsInfoRequest {
+  std::vector<std::string> paths;
+  bool expand = false;
+};
+util::Result<PathsInfoRequest> parse_paths_info(std::string_view body);
+// At most this many paths per paths-info request.
+inline constexpr size_t kMaxPathsInfoPaths = 1000;
+
 // Sizes are integers in [0, 2^63).
 inline constexpr uint64_t kMaxDeclaredSize = (uint64_t{1} << 63) - 1;
 

@@ -25,6 +25,8 @@ std::string serialize_commit(const Commit& commit) {
               {"tree", std::move(tree)},
               {"message", commit.message},
               {"time", commit.time}};
+  // Only when set, so that commits from before authors were recorded keep their ids.
+  if (!commit.author.empty()) doc["author"] = commit.author;
   return doc.dump();
 }
 
@@ -37,6 +39,7 @@ util::Result<Commit> parse_commit(std::string_view bytes) {
   commit.parent = doc.value("parent", "");
   commit.message = doc.value("message", "");
   commit.time = doc.value("time", "");
+  commit.author = doc.value("author", "");
   for (const auto& [path, e] : doc.at("tree").items()) {
     TreeEntry entry;
     entry.oid = e.value("oid", "");

@@ -24,6 +24,7 @@ struct Commit {
   std::map<std::string, TreeEntry> tree;   // sorted by path (byte order)
   std::string message;
   std::string time;                        // ISO-8601 UTC
+  std::string author;                      // user name; empty for commits the server made
 };
 
 inline constexpr int kCommitFormatVersion = 1;

@@ -51,6 +51,14 @@ bool ObjectStore::contains(const std::string& sha256) const {
   return fs::is_regular_file(path_of(sha256), ec);
 }
 
+util::Status ObjectStore::remove(const std::string& sha256) {
+  if (!is_hex64(sha256)) return {};
+  std::error_code ec;
+  fs::remove(path_of(sha256), ec);
+  if (ec) return util::Error(util::ErrorKind::io, "Cannot remove object " + sha256 + ": " + ec.message());
+  return {};
+}
+
 fs::path ObjectStore::new_temp_path() const {
   static std::atomic<uint64_t> counter{0};
   thread_local std::mt19937_64 random{std::random_device{}()};

@@ -31,6 +31,8 @@ class ObjectStore {
                                     const std::string& expected_sha256);
 
   bool contains(const std::string& sha256) const;
+  // Removes a stored body (no-op if absent).
+  util::Status remove(const std::string& sha256);
   std::filesystem::path path_of(const std::string& sha256) const;
   // A unique path in the store's temp folder (same filesystem, so rename is atomic).
   std::filesystem::path new_temp_path() const;

@@ -115,4 +115,36 @@ util::Status Ownership::add(const std::string& repo_key, const std::vector<std::
   return append_lines(dir / kOwnedFile, lines);
 }
 
+std::vector<std::string> Ownership::remove_repo(const std::string& repo_key) {
+  std::lock_guard<std::mutex> lock(guard_);
+  load_locked();
+  std::set<std::string> orphans;
+  for (auto it = owners_.begin(); it != owners_.end();) {
+    if (it->second.erase(repo_key) > 0 && it->second.empty()) {
+      orphans.insert(it->first);
+      it = owners_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  if (orphans.empty()) return {};
+  // Another process may have given an orphan a new owner: every owned file on disk is read.
+  std::error_code ec;
+  for (const auto& type : fs::directory_iterator(repos_root_, ec)) {
+    std::error_code ec2;
+    for (const auto& ns : fs::directory_iterator(type.path(), ec2)) {
+      std::error_code ec3;
+      for (const auto& repo : fs::directory_iterator(ns.path(), ec3)) {
+        if (!fs::exists(repo.path() / "repo.json", ec3)) continue;
+        std::string key = type.path().filename().string() + "/" + ns.path().filename().string() + "/" +
+                          repo.path().filename().string();
+        for (const auto& sha : load_repo(repo.path())) {
+          if (orphans.erase(sha) > 0) owners_[sha].insert(key);
+        }
+      }
+    }
+  }
+  return {orphans.begin(), orphans.end()};
+}
+
 }  // namespace kb::hub::storage

@@ -28,6 +28,10 @@ class Ownership {
   std::vector<std::string> owners(const std::string& sha256);
   // Adds objects to a repository's set (no-op for those it already owns).
   util::Status add(const std::string& repo_key, const std::vector<std::string>& sha256s);
+  // Forgets a deleted repository (its directory is already gone) and returns the objects that
+  // no repository owns any more, checked against every repository's owned file on disk, so an
+  // object another server process added an owner for is never returned.
+  std::vector<std::string> remove_repo(const std::string& repo_key);
 
  private:
   void load_locked();

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "hub/protocol/names.h"
+#include "hub/storage/revisions.h"
 #include "util/fs.h"
 
 namespace kb::hub::storage {
@@ -26,30 +27,6 @@ constexpr const char* kGitAttributes =
     "*.bin filter=lfs diff=lfs merge=lfs -text\n"
     "*.safetensors filter=lfs diff=lfs merge=lfs -text\n"
     "*.metallib filter=lfs diff=lfs merge=lfs -text\n";
-
-bool is_commit_id(const std::string& text) {
-  if (text.size() != 40) return false;
-  for (char c : text) {
-    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
-  }
-  return true;
-}
-
-std::optional<int> pr_number(const std::string& revision) {
-  const std::string prefix = "refs/pr/";
-  if (revision.rfind(prefix, 0) != 0) return std::nullopt;
-  std::string digits = revision.substr(prefix.size());
-  if (digits.empty() || digits.size() > 9) return std::nullopt;
-  for (char c : digits) {
-    if (c < '0' || c > '9') return std::nullopt;
-  }
-  return std::stoi(digits);
-}
-
-std::string branch_name(const std::string& revision) {
-  const std::string prefix = "refs/heads/";
-  return revision.rfind(prefix, 0) == 0 ? revision.substr(prefix.size()) : revision;
-}
 
 Problem problem(Failure failure, std::string message) { return Problem{failure, std::move(message)}; }
 
@@ -131,6 +108,10 @@ Outcome<Refs> RepoStore::read_refs(const fs::path& dir) {
   for (const auto& [number, commit] : doc.at("pull_requests").items()) {
     refs.pull_requests[std::stoi(number)] = commit.get<std::string>();
   }
+  // Absent in refs files written before tags existed.
+  if (auto tags = doc.find("tags"); tags != doc.end()) {
+    for (const auto& [name, commit] : tags->items()) refs.tags[name] = commit.get<std::string>();
+  }
   return refs;
 }
 
@@ -139,8 +120,16 @@ util::Status RepoStore::write_refs(const fs::path& dir, const Refs& refs) {
   for (const auto& [name, commit] : refs.branches) branches[name] = commit;
   json prs = json::object();
   for (const auto& [number, commit] : refs.pull_requests) prs[std::to_string(number)] = commit;
-  json doc = {{"format_version", kRefsFormatVersion}, {"branches", branches}, {"pull_requests", prs}};
+  json tags = json::object();
+  for (const auto& [name, commit] : refs.tags) tags[name] = commit;
+  json doc = {{"format_version", kRefsFormatVersion}, {"branches", branches}, {"tags", tags}, {"pull_requests", prs}};
   return util::write_file_atomic(dir / "refs.json", doc.dump(2));
+}
+
+util::Status RepoStore::write_repo_record(const fs::path& dir, const RepoInfo& info) {
+  json record = {{"format_version", kRepoFormatVersion}, {"private", info.is_private}, {"created", info.created}};
+  if (!info.gated.empty()) record["gated"] = info.gated;
+  return util::write_file_atomic(dir / "repo.json", record.dump(2));
 }
 
 Outcome<RepoInfo> RepoStore::repo_info(const RepoId& repo) const {
@@ -154,6 +143,7 @@ Outcome<RepoInfo> RepoStore::repo_info(const RepoId& repo) const {
   RepoInfo info;
   info.is_private = doc.value("private", false);
   info.created = doc.value("created", "");
+  info.gated = doc.value("gated", "");
   return info;
 }
 
@@ -190,12 +180,9 @@ Outcome<RepoInfo> RepoStore::create_repo(const RepoId& repo, bool is_private) {
   refs.branches["main"] = *id.value;
   if (auto s = write_refs(dir, refs); !s) return problem(Failure::io, s.error().message);
   if (auto s = ownership_.add(key(repo), {blob->sha256}); !s) return problem(Failure::io, s.error().message);
-  RepoInfo info{is_private, initial.time};
-  json record = {{"format_version", kRepoFormatVersion}, {"private", is_private}, {"created", info.created}};
+  RepoInfo info{is_private, initial.time, ""};
   // Written last: a crash before this point leaves no visible repo, and a retry succeeds.
-  if (auto s = util::write_file_atomic(dir / "repo.json", record.dump(2)); !s) {
-    return problem(Failure::io, s.error().message);
-  }
+  if (auto s = write_repo_record(dir, info); !s) return problem(Failure::io, s.error().message);
   return info;
 }
 
@@ -214,6 +201,7 @@ Outcome<std::string> RepoStore::resolve(const RepoId& repo, const std::string& r
   } else {
     auto it = all.value->branches.find(branch_name(revision));
     if (it != all.value->branches.end()) return it->second;
+    if (auto t = all.value->tags.find(tag_name(revision)); t != all.value->tags.end()) return t->second;
     std::error_code ec;
     if (is_commit_id(revision) && fs::exists(repo_dir(repo) / "commits" / revision, ec)) return revision;
   }
@@ -295,6 +283,7 @@ Outcome<CommitResult> RepoStore::commit(const RepoId& repo, const CommitRequest&
   next.tree = (*base.value)->tree;
   next.message = request.message;
   next.time = now_iso8601();
+  next.author = request.author;
   for (const auto& op : request.operations) {
     if (op.kind == OperationKind::add) {
       next.tree[op.path] = op.entry;
@@ -320,12 +309,29 @@ Outcome<CommitResult> RepoStore::commit(const RepoId& repo, const CommitRequest&
   }
   // Owned before the ref switch: a crash in between leaves a superset, never a commit whose
   // objects its repository does not own.
-  if (auto s = ownership_.add(key(repo), added); !s) return problem(Failure::io, s.error().message);
+  {
+    auto guard = object_guard();
+    if (auto s = ownership_.add(key(repo), added); !s) return problem(Failure::io, s.error().message);
+    // An object whose last owner was deleted in the meantime is gone: refuse, never reference it.
+    for (const auto& sha : added) {
+      if (!objects_.contains(sha)) return problem(Failure::invalid, "Object " + sha + " is no longer stored");
+    }
+  }
   auto id = write_commit(repo, next);
   if (!id.ok()) return id.problem;
   CommitResult result{*id.value, std::nullopt};
   if (request.create_pr) {
-    int number = current.value->pull_requests.empty() ? 1 : current.value->pull_requests.rbegin()->first + 1;
+    auto all = read_discussions(dir);
+    if (!all.ok()) return all.problem;
+    int number = next_number(*current.value, *all.value);
+    // The record first: a crash before the ref switch leaves a pull request without a ref,
+    // which reads as one that never got its commit (GET of refs/pr/<n> is 404).
+    std::string summary = request.message.substr(0, request.message.find('\n'));
+    std::string description =
+        summary.size() < request.message.size() ? request.message.substr(std::min(request.message.size(), summary.size() + 2)) : "";
+    (*all.value)[number] = Discussion{number, true, request.author, summary, description, "open", next.time,
+                                      branch_name(request.revision)};
+    if (auto s = write_discussions(dir, *all.value); !s) return problem(Failure::io, s.error().message);
     current.value->pull_requests[number] = *id.value;
     result.pull_request = number;
   } else if (target_pr) {
@@ -336,6 +342,207 @@ Outcome<CommitResult> RepoStore::commit(const RepoId& repo, const CommitRequest&
   // The ref switch is the single atomic step that publishes the commit.
   if (auto s = write_refs(dir, *current.value); !s) return problem(Failure::io, s.error().message);
   return result;
+}
+
+// ---- Administration: branches, tags, settings, deletion, history, discussions.
+
+Outcome<std::string> RepoStore::delete_branch(const RepoId& repo, const std::string& branch) {
+  auto info = repo_info(repo);
+  if (!info.ok()) return info.problem;
+  std::string name = branch_name(branch);
+  if (name == "main") return problem(Failure::forbidden, "Cannot delete the default branch `main`");
+  fs::path dir = repo_dir(repo);
+  WriteLock lock(repo_mutex(dir.string()), dir / "lock");
+  auto current = read_refs(dir);
+  if (!current.ok()) return current.problem;
+  auto it = current.value->branches.find(name);
+  if (it == current.value->branches.end()) return problem(Failure::revision_not_found, "Invalid rev id: " + branch);
+  std::string head = it->second;
+  current.value->branches.erase(it);
+  if (auto s = write_refs(dir, *current.value); !s) return problem(Failure::io, s.error().message);
+  return head;
+}
+
+Outcome<std::string> RepoStore::create_tag(const RepoId& repo, const std::string& tag, const std::string& revision) {
+  auto info = repo_info(repo);
+  if (!info.ok()) return info.problem;
+  std::string name = tag_name(tag);
+  if (auto s = protocol::check_ref_name(name); !s) return problem(Failure::invalid, s.error().message);
+  fs::path dir = repo_dir(repo);
+  WriteLock lock(repo_mutex(dir.string()), dir / "lock");
+  auto current = read_refs(dir);
+  if (!current.ok()) return current.problem;
+  if (current.value->tags.count(name)) return problem(Failure::conflict, "Tag `" + name + "` already exists");
+  auto target = resolve(repo, revision);
+  if (!target.ok()) return target.problem;
+  current.value->tags[name] = *target.value;
+  if (auto s = write_refs(dir, *current.value); !s) return problem(Failure::io, s.error().message);
+  return *target.value;
+}
+
+Outcome<std::string> RepoStore::delete_tag(const RepoId& repo, const std::string& tag) {
+  auto info = repo_info(repo);
+  if (!info.ok()) return info.problem;
+  fs::path dir = repo_dir(repo);
+  WriteLock lock(repo_mutex(dir.string()), dir / "lock");
+  auto current = read_refs(dir);
+  if (!current.ok()) return current.problem;
+  auto it = current.value->tags.find(tag_name(tag));
+  if (it == current.value->tags.end()) return problem(Failure::revision_not_found, "Invalid rev id: " + tag);
+  std::string target = it->second;
+  current.value->tags.erase(it);
+  if (auto s = write_refs(dir, *current.value); !s) return problem(Failure::io, s.error().message);
+  return target;
+}
+
+Outcome<RepoInfo> RepoStore::update_settings(const RepoId& repo, std::optional<bool> is_private,
+                                             std::optional<std::string> gated) {
+  if (gated && !gated->empty() && *gated != "auto" && *gated != "manual") {
+    return problem(Failure::invalid, "gated: expected \"auto\", \"manual\" or false");
+  }
+  auto before = repo_info(repo);
+  if (!before.ok()) return before.problem;
+  fs::path dir = repo_dir(repo);
+  WriteLock lock(repo_mutex(dir.string()), dir / "lock");
+  auto info = repo_info(repo);  // again, under the lock
+  if (!info.ok()) return info.problem;
+  if (is_private) info.value->is_private = *is_private;
+  if (gated) info.value->gated = *gated;
+  if (auto s = write_repo_record(dir, *info.value); !s) return problem(Failure::io, s.error().message);
+  return *info.value;
+}
+
+Outcome<std::vector<std::string>> RepoStore::delete_repo(const RepoId& repo) {
+  auto info = repo_info(repo);
+  if (!info.ok()) return info.problem;
+  fs::path dir = repo_dir(repo);
+  fs::path trash = root_ / "tmp" / ("deleted-" + commit_id(key(repo) + now_iso8601()));
+  {
+    WriteLock lock(repo_mutex(dir.string()), dir / "lock");
+    if (!fs::exists(dir / "repo.json")) return problem(Failure::repo_not_found, "Repository not found");
+    std::error_code ec;
+    fs::create_directories(trash.parent_path(), ec);
+    // One rename makes the repository disappear at once; the rest is clean-up.
+    fs::rename(dir, trash, ec);
+    if (ec) return problem(Failure::io, "Cannot delete repository: " + ec.message());
+  }
+  std::error_code ec;
+  fs::remove_all(trash, ec);
+  {
+    std::lock_guard<std::mutex> guard(cache_guard_);
+    commit_cache_.clear();
+  }
+  std::unique_lock<std::shared_mutex> exclusive(gc_guard_);
+  std::vector<std::string> removed;
+  for (const auto& sha : ownership_.remove_repo(key(repo))) {
+    if (objects_.remove(sha)) removed.push_back(sha);
+  }
+  return removed;
+}
+
+Outcome<std::pair<std::vector<HistoryEntry>, bool>> RepoStore::history(const RepoId& repo, const std::string& revision,
+                                                                       size_t skip, size_t limit) const {
+  auto head = resolve(repo, revision);
+  if (!head.ok()) return head.problem;
+  std::vector<HistoryEntry> page;
+  std::string id = *head.value;
+  for (size_t index = 0; !id.empty(); ++index) {
+    if (index >= skip + limit) return std::make_pair(std::move(page), true);
+    auto commit = load_commit(repo, id);
+    if (!commit.ok()) return commit.problem;
+    if (index >= skip) page.push_back(HistoryEntry{id, *commit.value});
+    id = (*commit.value)->parent;
+  }
+  return std::make_pair(std::move(page), false);
+}
+
+Outcome<std::map<int, Discussion>> RepoStore::read_discussions(const fs::path& dir) {
+  std::map<int, Discussion> all;
+  auto text = util::read_file(dir / "discussions.json");
+  if (!text) return all;  // none yet
+  json doc = json::parse(*text, nullptr, false);
+  if (doc.is_discarded() || doc.value("format_version", 0) != 1 || !doc.contains("discussions")) {
+    return problem(Failure::io, "Corrupt discussions file");
+  }
+  for (const auto& [number, d] : doc.at("discussions").items()) {
+    Discussion entry;
+    entry.num = std::stoi(number);
+    entry.pull_request = d.value("pull_request", false);
+    entry.author = d.value("author", "");
+    entry.title = d.value("title", "");
+    entry.description = d.value("description", "");
+    entry.status = d.value("status", "open");
+    entry.created = d.value("created", "");
+    entry.base = d.value("base", "");
+    all[entry.num] = std::move(entry);
+  }
+  return all;
+}
+
+util::Status RepoStore::write_discussions(const fs::path& dir, const std::map<int, Discussion>& all) {
+  json list = json::object();
+  for (const auto& [number, d] : all) {
+    list[std::to_string(number)] = {{"pull_request", d.pull_request}, {"author", d.author}, {"title", d.title},
+                                    {"description", d.description}, {"status", d.status}, {"created", d.created},
+                                    {"base", d.base}};
+  }
+  return util::write_file_atomic(dir / "discussions.json", json{{"format_version", 1}, {"discussions", list}}.dump(2));
+}
+
+int RepoStore::next_number(const Refs& refs, const std::map<int, Discussion>& all) {
+  // Discussions and pull requests share one sequence, as on huggingface.co.
+  int last = 0;
+  if (!refs.pull_requests.empty()) last = refs.pull_requests.rbegin()->first;
+  if (!all.empty()) last = std::max(last, all.rbegin()->first);
+  return last + 1;
+}
+
+Outcome<std::vector<Discussion>> RepoStore::discussions(const RepoId& repo) const {
+  auto info = repo_info(repo);
+  if (!info.ok()) return info.problem;
+  auto all = read_discussions(repo_dir(repo));
+  if (!all.ok()) return all.problem;
+  std::vector<Discussion> out;
+  for (auto it = all.value->rbegin(); it != all.value->rend(); ++it) out.push_back(it->second);
+  return out;
+}
+
+Outcome<Discussion> RepoStore::discussion(const RepoId& repo, int num) const {
+  auto info = repo_info(repo);
+  if (!info.ok()) return info.problem;
+  auto all = read_discussions(repo_dir(repo));
+  if (!all.ok()) return all.problem;
+  auto it = all.value->find(num);
+  if (it == all.value->end()) return problem(Failure::discussion_not_found, "Discussion #" + std::to_string(num) + " not found");
+  return it->second;
+}
+
+Outcome<Discussion> RepoStore::open_discussion(const RepoId& repo, Discussion discussion) {
+  auto info = repo_info(repo);
+  if (!info.ok()) return info.problem;
+  fs::path dir = repo_dir(repo);
+  WriteLock lock(repo_mutex(dir.string()), dir / "lock");
+  auto current = read_refs(dir);
+  if (!current.ok()) return current.problem;
+  auto all = read_discussions(dir);
+  if (!all.ok()) return all.problem;
+  discussion.num = next_number(*current.value, *all.value);
+  discussion.created = now_iso8601();
+  std::string head;
+  if (discussion.pull_request) {
+    auto it = current.value->branches.find(discussion.base);
+    if (it == current.value->branches.end()) {
+      return problem(Failure::revision_not_found, "Invalid rev id: " + discussion.base);
+    }
+    head = it->second;
+  }
+  (*all.value)[discussion.num] = discussion;
+  if (auto s = write_discussions(dir, *all.value); !s) return problem(Failure::io, s.error().message);
+  if (discussion.pull_request) {
+    current.value->pull_requests[discussion.num] = head;
+    if (auto s = write_refs(dir, *current.value); !s) return problem(Failure::io, s.error().message);
+  }
+  return discussion;
 }
 
 }  // namespace kb::hub::storage

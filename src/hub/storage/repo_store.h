@@ -1,6 +1,7 @@
 // Repositories of the Hub server under <root>/repos/<type>s/<namespace>/<name>/:
 //   repo.json      creation record (visibility); its presence is what makes a repo exist
-//   refs.json      branches and pull-request refs -> commit id, replaced atomically
+//   refs.json      branches, tags and pull-request refs -> commit id, replaced atomically
+//   discussions.json  pull requests and discussions (author, title, status), replaced atomically
 //   commits/<id>   immutable commit objects (commit.h)
 //   lock           flock()ed while a writer updates refs, so two server processes are safe
 //   owned          the objects this repository owns (ownership.h)
@@ -12,6 +13,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <shared_mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -32,15 +34,45 @@ struct RepoId {
 struct RepoInfo {
   bool is_private = false;
   std::string created;
+  std::string gated;  // "" (not gated), "auto" or "manual"
 };
 
 struct Refs {
   std::map<std::string, std::string> branches;  // name -> commit
+  std::map<std::string, std::string> tags;      // name -> commit
   std::map<int, std::string> pull_requests;     // number -> commit
 };
 
+// A discussion or pull request (refs/pr/<num> for pull requests).
+struct Discussion {
+  int num = 0;
+  bool pull_request = false;
+  std::string author;
+  std::string title;
+  std::string description;
+  std::string status;  // "open", "draft", "closed" or "merged"
+  std::string created;
+  std::string base;    // target branch of a pull request
+};
+
+// One commit of a history listing, newest first.
+struct HistoryEntry {
+  std::string id;
+  std::shared_ptr<const Commit> commit;
+};
+
 // Why a storage request failed; the server maps these to HTTP statuses and X-Error-Code.
-enum class Failure { repo_not_found, revision_not_found, entry_not_found, conflict, stale_parent, invalid, io };
+enum class Failure {
+  repo_not_found,
+  revision_not_found,
+  entry_not_found,
+  discussion_not_found,
+  conflict,
+  stale_parent,
+  invalid,
+  forbidden,
+  io
+};
 
 struct Problem {
   Failure failure = Failure::io;
@@ -70,6 +102,7 @@ struct CommitRequest {
   std::string message;
   std::optional<std::string> parent_commit;
   bool create_pr = false;
+  std::string author;  // user name recorded in the commit (and as the author of a new pull request)
 };
 
 struct CommitResult {
@@ -104,6 +137,30 @@ class RepoStore {
                                      const std::string& starting_point);
   Outcome<CommitResult> commit(const RepoId& repo, const CommitRequest& request);
 
+  // Administration (repo_admin.cpp). Deleting `main` is refused (the default branch).
+  Outcome<std::string> delete_branch(const RepoId& repo, const std::string& branch);
+  Outcome<std::string> create_tag(const RepoId& repo, const std::string& tag, const std::string& revision);
+  Outcome<std::string> delete_tag(const RepoId& repo, const std::string& tag);
+  // Visibility and gating; nullopt leaves a setting as it is.
+  Outcome<RepoInfo> update_settings(const RepoId& repo, std::optional<bool> is_private,
+                                    std::optional<std::string> gated);
+  // Removes the repository; the objects only it owned are removed from the object store and
+  // returned (sha256s), so that the caller can release their storage accounting. Objects that
+  // another repository owns stay.
+  Outcome<std::vector<std::string>> delete_repo(const RepoId& repo);
+  // History of `revision` from its head, newest first: entries [skip, skip + limit), and
+  // whether more follow.
+  Outcome<std::pair<std::vector<HistoryEntry>, bool>> history(const RepoId& repo, const std::string& revision,
+                                                              size_t skip, size_t limit) const;
+  Outcome<std::vector<Discussion>> discussions(const RepoId& repo) const;
+  Outcome<Discussion> discussion(const RepoId& repo, int num) const;
+  // A new discussion; a pull request gets refs/pr/<num> at the head of `base`.
+  Outcome<Discussion> open_discussion(const RepoId& repo, Discussion discussion);
+
+  // Held (shared) by anything that adds an object and its owner, and (exclusive) while
+  // delete_repo removes objects that lost their last owner, so neither misses the other.
+  std::shared_lock<std::shared_mutex> object_guard() { return std::shared_lock<std::shared_mutex>(gc_guard_); }
+
  private:
   std::filesystem::path repo_dir(const RepoId& repo) const;
   static std::string key(const RepoId& repo) { return repo.type + "s/" + repo.name_space + "/" + repo.name; }
@@ -113,10 +170,15 @@ class RepoStore {
   Outcome<std::string> write_commit(const RepoId& repo, const Commit& commit);
   static Outcome<Refs> read_refs(const std::filesystem::path& dir);
   static util::Status write_refs(const std::filesystem::path& dir, const Refs& refs);
+  static Outcome<std::map<int, Discussion>> read_discussions(const std::filesystem::path& dir);
+  static util::Status write_discussions(const std::filesystem::path& dir, const std::map<int, Discussion>& all);
+  static int next_number(const Refs& refs, const std::map<int, Discussion>& all);
+  static util::Status write_repo_record(const std::filesystem::path& dir, const RepoInfo& info);
 
   std::filesystem::path root_;
   ObjectStore objects_;
   Ownership ownership_;
+  std::shared_mutex gc_guard_;
   std::mutex mutexes_guard_;
   std::map<std::string, std::shared_ptr<std::mutex>> mutexes_;
   mutable std::mutex cache_guard_;

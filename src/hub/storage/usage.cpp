@@ -21,6 +21,14 @@ UsageLedger::Account& UsageLedger::account_locked(const std::string& user) {
     for (const auto& line : util::split(*text, '\n')) {
       auto space = line.find(' ');
       if (space != 64) continue;
+      if (line.compare(space + 1, std::string::npos, "-") == 0) {
+        auto found = account.objects.find(line.substr(0, 64));
+        if (found != account.objects.end()) {
+          account.charged -= found->second;
+          account.objects.erase(found);
+        }
+        continue;
+      }
       uint64_t size = std::strtoull(line.c_str() + space + 1, nullptr, 10);
       if (account.objects.emplace(line.substr(0, 64), size).second) account.charged += size;
     }
@@ -54,6 +62,35 @@ void UsageLedger::release(const std::string& user, uint64_t size) {
   account.reserved -= std::min(account.reserved, size);
 }
 
+namespace {
+
+util::Status append_line(const fs::path& file, const std::string& line, const std::string& user) {
+  int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd < 0) return util::Error(util::ErrorKind::io, "Cannot record storage usage of `" + user + "`");
+  bool ok = ::write(fd, line.data(), line.size()) == static_cast<ssize_t>(line.size());
+  ::fsync(fd);
+  ::close(fd);
+  if (!ok) return util::Error(util::ErrorKind::io, "Cannot record storage usage of `" + user + "`");
+  return {};
+}
+
+}  // namespace
+
+util::Status UsageLedger::discharge(const std::string& sha256) {
+  std::lock_guard<std::mutex> lock(guard_);
+  std::error_code ec;
+  for (const auto& file : fs::directory_iterator(dir_, ec)) {
+    std::string user = file.path().filename().string();
+    Account& account = account_locked(user);
+    auto found = account.objects.find(sha256);
+    if (found == account.objects.end()) continue;
+    account.charged -= found->second;
+    account.objects.erase(found);
+    KB_TRY(append_line(file.path(), sha256 + " -\n", user));
+  }
+  return {};
+}
+
 util::Status UsageLedger::charge(const std::string& user, const std::string& sha256, uint64_t size) {
   std::lock_guard<std::mutex> lock(guard_);
   Account& account = account_locked(user);
@@ -61,14 +98,7 @@ util::Status UsageLedger::charge(const std::string& user, const std::string& sha
   account.charged += size;
   std::error_code ec;
   fs::create_directories(dir_, ec);
-  std::string line = sha256 + " " + std::to_string(size) + "\n";
-  int fd = ::open((dir_ / user).c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  if (fd < 0) return util::Error(util::ErrorKind::io, "Cannot record storage usage of `" + user + "`");
-  bool ok = ::write(fd, line.data(), line.size()) == static_cast<ssize_t>(line.size());
-  ::fsync(fd);
-  ::close(fd);
-  if (!ok) return util::Error(util::ErrorKind::io, "Cannot record storage usage of `" + user + "`");
-  return {};
+  return append_line(dir_ / user, sha256 + " " + std::to_string(size) + "\n", user);
 }
 
 }  // namespace kb::hub::storage

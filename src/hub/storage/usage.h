@@ -2,7 +2,9 @@
 // the sum of the sizes of the distinct objects they have uploaded (LFS bodies and inline commit
 // content), whatever repositories they went to. Kept in <root>/usage/<user> ("<sha256> <size>"
 // lines, appended and fsynced) and cached in memory. Bytes of uploads in progress are reserved
-// so that parallel uploads cannot overshoot the quota together.
+// so that parallel uploads cannot overshoot the quota together. An object removed from the store
+// (its last repository was deleted) is discharged from every user who was charged for it, with a
+// "<sha256> -" line.
 #pragma once
 
 #include <cstdint>
@@ -27,6 +29,8 @@ class UsageLedger {
   void release(const std::string& user, uint64_t size);
   // Charges an object to the user once (no-op if already charged).
   util::Status charge(const std::string& user, const std::string& sha256, uint64_t size);
+  // Releases a removed object from every user charged for it.
+  util::Status discharge(const std::string& sha256);
 
  private:
   struct Account {

@@ -1,0 +1,20 @@
+// Validation of the YAML metadata block ("front matter") of a repository card (README.md), as
+// `POST /api/validate-yaml` answers it (docs/hub-api.md). The YAML is parsed by yaml-cpp; the
+// rules are the types huggingface.co gives the common metadata fields.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kb::hub::protocol {
+
+struct CardMetadataReport {
+  std::vector<std::string> errors;    // the card is refused (400)
+  std::vector<std::string> warnings;  // accepted, with remarks (e.g. no metadata at all)
+};
+
+// `repo_type` is "model", "kernel", "dataset" or "space" (the same rules apply to all).
+CardMetadataReport validate_card_metadata(std::string_view card, std::string_view repo_type);
+
+}  // namespace kb::hub::protocol
