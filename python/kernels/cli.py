@@ -197,14 +197,14 @@ def cmd_info(args) -> int:
 
 def cmd_benchmark(args) -> int:
     from kernels._benchmark import command
-    from kernels._benchmark.upload import UploadError
+    from kernels._benchmark.errors import BenchmarkError
 
     try:
         return command.run(args)
     except command.UsageError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    except UploadError as e:
+    except BenchmarkError as e:
         print(f"error: {e.message}", file=sys.stderr)
         for cause in e.causes:
             print(f"Caused by: {cause}", file=sys.stderr)

@@ -19,6 +19,7 @@ from typing import Iterator, List, Optional
 
 from kernels._benchmark import device as device_mod
 from kernels._benchmark import discovery, document, runner, table, timers
+from kernels._benchmark.errors import from_hub_response
 
 _VERSION_SUFFIX = re.compile(r"^v(\d+)$")
 
@@ -75,8 +76,8 @@ def _variant_of(kernel) -> str:
 
 
 def _download_scripts(target: Target, into: Path) -> None:
-    from huggingface_hub import HfApi
-    from huggingface_hub.errors import EntryNotFoundError
+    from huggingface_hub import HfApi, constants
+    from huggingface_hub.errors import EntryNotFoundError, HfHubHTTPError
 
     from kernels import _core
 
@@ -85,6 +86,9 @@ def _download_scripts(target: Target, into: Path) -> None:
                                               revision=target.revision, repo_type="kernel"))
     except EntryNotFoundError:
         entries = []
+    except HfHubHTTPError as error:
+        raise from_hub_response(f"Cannot list the benchmarks of `{target.repo_id}` at `{target.revision}` "
+                                f"on {constants.ENDPOINT}", error.response, target.repo_id) from error
     for entry in entries:
         name = entry.path.rsplit("/", 1)[-1]
         if entry.path.count("/") == 1 and name.startswith("benchmark") and name.endswith(".py"):

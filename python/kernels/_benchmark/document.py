@@ -11,7 +11,7 @@ from kernels._benchmark.device import Roofs
 from kernels._benchmark.runner import CaseResult
 
 FORMAT = "kernels-benchmark/1"
-MAX_STRING = 256
+MAX_STRING = 256  # bytes
 MAX_RESULTS = 1000
 
 
@@ -36,7 +36,10 @@ def fraction(work: Optional[float], mean_ms: float, roof: Optional[float]) -> Op
 
 
 def _string(value: Optional[str]) -> Optional[str]:
-    return None if value is None else str(value)[:MAX_STRING]
+    """At most MAX_STRING bytes of UTF-8 (the Hub's limit), cut at a character boundary."""
+    if value is None:
+        return None
+    return str(value).encode("utf-8")[:MAX_STRING].decode("utf-8", errors="ignore")
 
 
 def _number(value: Optional[float]) -> Optional[float]:
