@@ -79,6 +79,16 @@ void put_bookend(std::string& out) {
   out.append(16, '\0');
 }
 
+// The metadata extension stores the SHA-256 as a MerkleHash: its string form (each 8-byte group
+// reversed) is the usual hex digest. Swapping the groups converts either way.
+std::array<uint8_t, 32> swap_eight_byte_groups(const std::array<uint8_t, 32>& in) {
+  std::array<uint8_t, 32> out;
+  for (size_t group = 0; group < 4; ++group) {
+    for (size_t i = 0; i < 8; ++i) out[8 * group + i] = in[8 * group + 7 - i];
+  }
+  return out;
+}
+
 bool is_bookend(const MerkleHash& hash) {
   for (uint8_t byte : hash) {
     if (byte != 0xFF) return false;
@@ -130,7 +140,7 @@ util::Result<std::vector<FileInfo>> read_file_section(Reader& in) {
       }
     }
     if (metadata) {
-      file.sha256 = in.hash();
+      file.sha256 = swap_eight_byte_groups(in.hash());
       in.skip(16);
     }
     if (count > 0) (verification ? with_verification : without_verification) += 1;
@@ -263,7 +273,7 @@ std::string serialize_shard(const Shard& shard) {
       }
     }
     if (file.sha256) {
-      put_hash(out, *file.sha256);
+      put_hash(out, swap_eight_byte_groups(*file.sha256));
       out.append(16, '\0');
     }
   }

@@ -34,7 +34,9 @@ struct FileTerm {
 struct FileInfo {
   MerkleHash file_hash{};
   std::vector<FileTerm> terms;
-  std::optional<std::array<uint8_t, 32>> sha256;  // raw SHA-256 of the content (metadata ext)
+  // SHA-256 digest of the content (metadata ext), in the usual byte order: the shard stores it
+  // like a MerkleHash (8-byte groups reversed), parse/serialize convert.
+  std::optional<std::array<uint8_t, 32>> sha256;
   uint64_t size() const;  // sum of the terms' unpacked sizes
   bool operator==(const FileInfo&) const = default;
 };
