@@ -102,7 +102,7 @@ struct CommitRequest {
   std::string message;
   std::optional<std::string> parent_commit;
   bool create_pr = false;
-  std::string author;  // user name recorded in the commit (and as the author of a new pull request)
+  std::string author = {};  // user name recorded in the commit (and as the author of a new pull request)
 };
 
 struct CommitResult {
