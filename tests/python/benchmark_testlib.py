@@ -88,6 +88,7 @@ def run_kernels(argv: List[str], cwd: Path, env: Dict[str, str], upstream: bool 
         full["PYTHONPATH"] = str(UPSTREAM_SITE)
         command = [sys.executable, str(UPSTREAM_SITE / "bin" / "kernels")] + argv
     else:
-        full["PYTHONPATH"] = OUR_PYTHONPATH
+        if OUR_PYTHONPATH:  # else the installed package (PYTHONPATH as given)
+            full["PYTHONPATH"] = OUR_PYTHONPATH
         command = [sys.executable, "-m", "kernels.cli"] + argv
     return subprocess.run(command, cwd=cwd, env=full, capture_output=True, text=True, timeout=timeout)

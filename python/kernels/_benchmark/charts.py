@@ -25,6 +25,8 @@ def _time_panel(ax, document: dict) -> None:
     ax.scatter([r["max"] for r in results], y, marker="|", color="C1", s=80, zorder=3)
     ax.set_yticks(y, labels)
     ax.invert_yaxis()
+    if min(means) > 0 and max(means) / min(means) > 50:  # cases of very different cost
+        ax.set_xscale("log")
     ax.set_xlabel("time per call (ms): mean ± std")
     ax.set_title("Time")
     ax.legend(loc="lower right", fontsize="small")
@@ -72,9 +74,11 @@ def _roofline_panel(ax, document: dict) -> None:
         ax.scatter([x], [achieved], color=f"C{i % 10}", zorder=3, label=f"{r['benchmark']}.{r['case']}")
     ax.set_xscale("log")
     ax.set_yscale("log")
+    lowest = min([low * bandwidth / 1e9] + [r["flops"] / (r["mean"] / 1e3) / 1e9 for r in points])
+    ax.set_ylim(lowest / 3, peak / 1e9 * 3)
     ax.set_xlabel("arithmetic intensity (FLOP/byte)")
     ax.set_ylabel("GFLOP/s")
-    ax.legend(loc="lower right", fontsize="small")
+    ax.legend(loc="upper left", fontsize="small")
 
 
 def write(document: dict, base: str, rasterized: bool) -> List[Path]:
@@ -91,7 +95,7 @@ def write(document: dict, base: str, rasterized: bool) -> List[Path]:
     rows = max(1, len(document["results"]))
     for theme, style in THEMES.items():
         with plt.style.context(style), matplotlib.rc_context({"svg.hashsalt": "kernels-benchmark"}):
-            fig, axes = plt.subplots(1, 3, figsize=(18, 2.5 + 0.45 * rows), layout="constrained")
+            fig, axes = plt.subplots(1, 3, figsize=(18, max(4.5, 2.5 + 0.45 * rows)), layout="constrained")
             _time_panel(axes[0], document)
             _fraction_panel(axes[1], document)
             _roofline_panel(axes[2], document)

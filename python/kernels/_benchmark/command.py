@@ -188,6 +188,7 @@ def _run_loaded(args, target: Target, kernel, variant: str, scripts: List[Path])
     for failure in failures:
         print(f"error: {failure}", file=sys.stderr)
     if args.output:
+        Path(args.output).parent.mkdir(parents=True, exist_ok=True)
         Path(args.output).write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
         _progress(f"Results written to {args.output}")
     if args.visual:
