@@ -74,7 +74,9 @@ class Fields {
     if (!value) return field_error(name(key), "required integer is missing");
     if (value->is_number_unsigned()) {
       auto number = value->get<uint64_t>();
-      if (number > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) return field_error(name(key), expected);
+      if (number > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) || static_cast<int64_t>(number) < minimum) {
+        return field_error(name(key), expected);
+      }
       return static_cast<int64_t>(number);
     }
     if (!value->is_number_integer() || value->get<int64_t>() < minimum) return field_error(name(key), expected);

@@ -52,7 +52,7 @@ std::pair<std::string, size_t> split_revision(const std::vector<std::string>& se
 }
 
 HubService::HubService(std::filesystem::path root, HubLimits limits)
-    : limits_(limits), store_(root), accounts_(root), usage_(root) {}
+    : limits_(limits), store_(root), accounts_(root), usage_(root), benchmarks_(root) {}
 
 bool HubService::caller_of(const httplib::Request& request, httplib::Response& response,
                            std::optional<storage::User>& caller) {
@@ -114,6 +114,7 @@ void HubService::handle_get(const httplib::Request& request, httplib::Response& 
       }
       if (verb == "tree" && target.rest.size() >= 2) return tree(request, response, target);
       if (verb == "bulk" && target.rest.size() >= 2) return bulk(request, response, target);
+      if (verb == "benchmarks") return benchmarks(request, response, target);
     }
   }
   // File downloads: /kernels/{ns}/{name}/resolve/... and /{ns}/{name}/resolve/... (models).
@@ -143,6 +144,7 @@ void HubService::handle_post(const httplib::Request& request, httplib::Response&
         if (verb == "preupload") return preupload(request, response, target);
         if (verb == "commit") return commit(request, response, target);
       }
+      if (verb == "benchmarks") return benchmarks(request, response, target);
     }
   }
   // LFS batch: /{prefix}{ns}/{name}.git/info/lfs/objects/batch

@@ -16,6 +16,7 @@
 #include <httplib.h>
 
 #include "hub/storage/accounts.h"
+#include "hub/storage/benchmark_store.h"
 #include "hub/storage/repo_store.h"
 #include "hub/storage/usage.h"
 
@@ -80,6 +81,10 @@ class HubService {
   void lfs_verify(const std::string& ticket, const httplib::Request& request, httplib::Response& response);
   void commit(const httplib::Request& request, httplib::Response& response, const RepoRequest& target);
 
+  // Benchmark results (benchmark_routes.cpp, docs/hub-benchmarks.md).
+  void benchmarks(const httplib::Request& request, httplib::Response& response, const RepoRequest& target);
+  void post_benchmark(const httplib::Request& request, httplib::Response& response, const RepoRequest& target);
+
   // The caller may read `repo` (it exists, and is public or the caller is a member).
   bool can_read(const std::optional<storage::User>& caller, const storage::RepoId& repo);
   // `repo` owns the object, or a repository the caller can read does (docs/hub-security.md).
@@ -110,6 +115,7 @@ class HubService {
   storage::RepoStore store_;
   storage::Accounts accounts_;
   storage::UsageLedger usage_;
+  storage::BenchmarkStore benchmarks_;
   std::mutex tickets_guard_;
   std::map<std::string, UploadTicket> tickets_;
 };

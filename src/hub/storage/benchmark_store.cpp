@@ -1,0 +1,116 @@
+// Benchmark run records on disk (see benchmark_store.h).
+#include "hub/storage/benchmark_store.h"
+
+#include <algorithm>
+#include <random>
+
+#include <nlohmann/json.hpp>
+
+#include "util/fs.h"
+#include "util/hash.h"
+
+namespace kb::hub::storage {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+constexpr size_t kIdLength = 20;
+
+util::Result<BenchmarkRecord> parse_record(const std::string& text, const fs::path& path) {
+  auto invalid = [&path](const std::string& why) {
+    return util::Error(util::ErrorKind::io, "Benchmark record `" + path.string() + "` is damaged: " + why);
+  };
+  json doc = json::parse(text, nullptr, false);
+  if (!doc.is_object() || doc.value("format", 0) != kBenchmarkRecordFormat) return invalid("unknown format");
+  BenchmarkRecord record;
+  for (auto [key, target] : {std::pair{"id", &record.id}, {"revision", &record.revision},
+                             {"uploaded_by", &record.uploaded_by}, {"uploaded_at", &record.uploaded_at}}) {
+    auto it = doc.find(key);
+    if (it == doc.end() || !it->is_string()) return invalid(std::string("no ") + key);
+    *target = it->get<std::string>();
+  }
+  auto document = doc.find("document");
+  if (document == doc.end() || !document->is_object()) return invalid("no document");
+  record.document = document->dump();
+  return record;
+}
+
+}  // namespace
+
+BenchmarkStore::BenchmarkStore(const fs::path& root) : dir_(root / "benchmarks") {}
+
+fs::path BenchmarkStore::repo_dir(const RepoId& repo) const {
+  return dir_ / (repo.type + "s") / repo.name_space / repo.name;
+}
+
+bool BenchmarkStore::valid_id(const std::string& id) {
+  return id.size() == kIdLength && id.find_first_not_of("0123456789abcdef") == std::string::npos;
+}
+
+std::string BenchmarkStore::serialize(const BenchmarkRecord& record) {
+  // The document was rendered by the server itself; it is embedded as JSON, not as a string.
+  json doc = {{"format", kBenchmarkRecordFormat},  {"id", record.id},
+              {"revision", record.revision},       {"uploaded_by", record.uploaded_by},
+              {"uploaded_at", record.uploaded_at}, {"document", json::parse(record.document)}};
+  return doc.dump();
+}
+
+std::string BenchmarkStore::new_id() {
+  std::random_device device;
+  std::string seed;
+  for (int i = 0; i < 8; ++i) seed += std::to_string(device()) + "-";
+  return util::sha256_hex(seed).substr(0, kIdLength);
+}
+
+util::Status BenchmarkStore::add(const RepoId& repo, const BenchmarkRecord& record) {
+  if (!valid_id(record.id)) return util::Error(util::ErrorKind::invalid, "Invalid benchmark run id `" + record.id + "`");
+  fs::path dir = repo_dir(repo);
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) return util::Error(util::ErrorKind::io, "Cannot create `" + dir.string() + "`: " + ec.message());
+  fs::path path = dir / (record.id + ".json");
+  if (fs::exists(path, ec)) return util::Error(util::ErrorKind::io, "Benchmark run `" + record.id + "` exists already");
+  KB_TRY(util::write_file_atomic(path, serialize(record)));
+  util::sync_directory(dir);
+  return {};
+}
+
+util::Result<std::vector<BenchmarkRecord>> BenchmarkStore::list(const RepoId& repo) const {
+  std::vector<BenchmarkRecord> out;
+  fs::path dir = repo_dir(repo);
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) return out;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    std::string name = entry.path().filename().string();
+    // Only finished records: write_file_atomic's temporaries have other names.
+    if (name.size() != kIdLength + 5 || name.substr(kIdLength) != ".json" || !valid_id(name.substr(0, kIdLength))) {
+      continue;
+    }
+    auto text = util::read_file(entry.path());
+    if (!text) return std::move(text).error();
+    auto record = parse_record(*text, entry.path());
+    if (!record) return std::move(record).error();
+    out.push_back(std::move(*record));
+  }
+  if (ec) return util::Error(util::ErrorKind::io, "Cannot list `" + dir.string() + "`: " + ec.message());
+  std::sort(out.begin(), out.end(), [](const BenchmarkRecord& a, const BenchmarkRecord& b) {
+    return std::tie(a.uploaded_at, a.id) < std::tie(b.uploaded_at, b.id);
+  });
+  return out;
+}
+
+util::Result<std::optional<BenchmarkRecord>> BenchmarkStore::get(const RepoId& repo, const std::string& id) const {
+  if (!valid_id(id)) return std::optional<BenchmarkRecord>();
+  fs::path path = repo_dir(repo) / (id + ".json");
+  std::error_code ec;
+  if (!fs::exists(path, ec)) return std::optional<BenchmarkRecord>();
+  auto text = util::read_file(path);
+  if (!text) return std::move(text).error();
+  auto record = parse_record(*text, path);
+  if (!record) return std::move(record).error();
+  return std::optional<BenchmarkRecord>(std::move(*record));
+}
+
+}  // namespace kb::hub::storage
