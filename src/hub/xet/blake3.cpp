@@ -3,6 +3,7 @@
 #include "hub/xet/blake3.h"
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 
 namespace kb::hub::xet {
@@ -24,51 +25,55 @@ constexpr std::array<size_t, 16> kMessagePermutation = {2, 6, 3, 10, 7, 0, 4, 13
 using Words8 = std::array<uint32_t, 8>;
 using Words16 = std::array<uint32_t, 16>;
 
-inline uint32_t rotate_right(uint32_t x, int n) { return (x >> n) | (x << (32 - n)); }
+inline uint32_t rotate_right(uint32_t x, int n) { return std::rotr(x, n); }
 
 inline uint32_t load_le32(const uint8_t* p) {
   return uint32_t(p[0]) | (uint32_t(p[1]) << 8) | (uint32_t(p[2]) << 16) | (uint32_t(p[3]) << 24);
 }
 
-inline void mix(Words16& s, size_t a, size_t b, size_t c, size_t d, uint32_t x, uint32_t y) {
-  s[a] = s[a] + s[b] + x;
-  s[d] = rotate_right(s[d] ^ s[a], 16);
-  s[c] = s[c] + s[d];
-  s[b] = rotate_right(s[b] ^ s[c], 12);
-  s[a] = s[a] + s[b] + y;
-  s[d] = rotate_right(s[d] ^ s[a], 8);
-  s[c] = s[c] + s[d];
-  s[b] = rotate_right(s[b] ^ s[c], 7);
+// Message word order of each of the 7 rounds: round r + 1 applies kMessagePermutation to round r.
+constexpr std::array<std::array<uint8_t, 16>, 7> kSchedule = [] {
+  std::array<std::array<uint8_t, 16>, 7> schedule{};
+  for (uint8_t i = 0; i < 16; ++i) schedule[0][i] = i;
+  for (size_t round = 1; round < 7; ++round) {
+    for (size_t i = 0; i < 16; ++i) schedule[round][i] = schedule[round - 1][kMessagePermutation[i]];
+  }
+  return schedule;
+}();
+
+// The quarter-round G on state words a, b, c, d with message words x, y.
+inline void quarter_round(uint32_t& a, uint32_t& b, uint32_t& c, uint32_t& d, uint32_t x, uint32_t y) {
+  a = a + b + x;
+  d = rotate_right(d ^ a, 16);
+  c = c + d;
+  b = rotate_right(b ^ c, 12);
+  a = a + b + y;
+  d = rotate_right(d ^ a, 8);
+  c = c + d;
+  b = rotate_right(b ^ c, 7);
 }
 
-// The full 16-word output of the compression function (the first 8 words are the new chaining value).
-Words16 compress(const Words8& chaining_value, const Words16& block_words, uint64_t counter,
-                 uint32_t block_length, uint32_t flags) {
-  Words16 state = {chaining_value[0], chaining_value[1], chaining_value[2], chaining_value[3],
-                   chaining_value[4], chaining_value[5], chaining_value[6], chaining_value[7],
-                   kIv[0], kIv[1], kIv[2], kIv[3],
-                   uint32_t(counter), uint32_t(counter >> 32), block_length, flags};
-  Words16 m = block_words;
-  for (int round = 0; round < 7; ++round) {
-    mix(state, 0, 4, 8, 12, m[0], m[1]);
-    mix(state, 1, 5, 9, 13, m[2], m[3]);
-    mix(state, 2, 6, 10, 14, m[4], m[5]);
-    mix(state, 3, 7, 11, 15, m[6], m[7]);
-    mix(state, 0, 5, 10, 15, m[8], m[9]);
-    mix(state, 1, 6, 11, 12, m[10], m[11]);
-    mix(state, 2, 7, 8, 13, m[12], m[13]);
-    mix(state, 3, 4, 9, 14, m[14], m[15]);
-    if (round < 6) {
-      Words16 permuted;
-      for (size_t i = 0; i < 16; ++i) permuted[i] = m[kMessagePermutation[i]];
-      m = permuted;
-    }
+// The full 16-word output of the compression function (the first 8 words are the new chaining
+// value). State words live in locals so the compiler keeps them in registers.
+Words16 compress(const Words8& chaining_value, const Words16& m, uint64_t counter, uint32_t block_length,
+                 uint32_t flags) {
+  uint32_t s0 = chaining_value[0], s1 = chaining_value[1], s2 = chaining_value[2], s3 = chaining_value[3];
+  uint32_t s4 = chaining_value[4], s5 = chaining_value[5], s6 = chaining_value[6], s7 = chaining_value[7];
+  uint32_t s8 = kIv[0], s9 = kIv[1], s10 = kIv[2], s11 = kIv[3];
+  uint32_t s12 = uint32_t(counter), s13 = uint32_t(counter >> 32), s14 = block_length, s15 = flags;
+  for (const auto& order : kSchedule) {
+    quarter_round(s0, s4, s8, s12, m[order[0]], m[order[1]]);
+    quarter_round(s1, s5, s9, s13, m[order[2]], m[order[3]]);
+    quarter_round(s2, s6, s10, s14, m[order[4]], m[order[5]]);
+    quarter_round(s3, s7, s11, s15, m[order[6]], m[order[7]]);
+    quarter_round(s0, s5, s10, s15, m[order[8]], m[order[9]]);
+    quarter_round(s1, s6, s11, s12, m[order[10]], m[order[11]]);
+    quarter_round(s2, s7, s8, s13, m[order[12]], m[order[13]]);
+    quarter_round(s3, s4, s9, s14, m[order[14]], m[order[15]]);
   }
-  for (size_t i = 0; i < 8; ++i) {
-    state[i] ^= state[i + 8];
-    state[i + 8] ^= chaining_value[i];
-  }
-  return state;
+  return {s0 ^ s8,  s1 ^ s9,  s2 ^ s10, s3 ^ s11, s4 ^ s12, s5 ^ s13, s6 ^ s14, s7 ^ s15,
+          s8 ^ chaining_value[0], s9 ^ chaining_value[1], s10 ^ chaining_value[2], s11 ^ chaining_value[3],
+          s12 ^ chaining_value[4], s13 ^ chaining_value[5], s14 ^ chaining_value[6], s15 ^ chaining_value[7]};
 }
 
 Words8 first_eight(const Words16& words) {
