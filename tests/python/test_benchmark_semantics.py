@@ -130,3 +130,31 @@ def test_iterations_and_warmup_counts_match_upstream(runs):
     for name in ("First.f", "Alpha.three", "_Private.p"):
         assert sum(line.startswith(name) for line in ours_log) == 5  # warmup 2 + iterations 3
         assert sum(line.startswith(name) for line in ours_log) == sum(line.startswith(name) for line in upstream_log)
+
+
+DESCRIBE_BASE = '''
+import json, kernels
+from kernels.benchmark import Benchmark
+b = Benchmark()
+print(json.dumps({"exported": kernels.Benchmark is Benchmark, "in_all": "Benchmark" in kernels.__all__,
+                  "seed": Benchmark.seed, "device": Benchmark.device, "instance": sorted(vars(b)),
+                  "kernel": b.kernel, "out": b.out, "setup": b.setup(),
+                  "annotations": sorted(Benchmark.__annotations__)}))
+'''
+
+
+def test_base_class_matches_upstream(tmp_path):
+    import subprocess
+    import sys
+
+    from loader_testlib import OUR_PYTHONPATH
+
+    described = {}
+    for who, path in (("upstream", str(UPSTREAM_SITE)), ("ours", OUR_PYTHONPATH)):
+        env = {"PYTHONPATH": path} if path else {}
+        r = subprocess.run([sys.executable, "-c", DESCRIBE_BASE], capture_output=True, text=True, cwd=tmp_path,
+                           env={**__import__("os").environ, **env}, timeout=120)
+        assert r.returncode == 0, r.stderr
+        described[who] = json.loads(r.stdout)
+    assert described["ours"] == described["upstream"]
+    assert described["ours"]["exported"] and described["ours"]["in_all"]
