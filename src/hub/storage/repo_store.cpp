@@ -5,6 +5,9 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <tuple>
+
 #include <nlohmann/json.hpp>
 
 #include "hub/protocol/names.h"
@@ -87,6 +90,25 @@ std::vector<RepoId> RepoStore::owners(const std::string& sha256) {
 
 fs::path RepoStore::repo_dir(const RepoId& repo) const {
   return root_ / "repos" / (repo.type + "s") / repo.name_space / repo.name;
+}
+
+std::vector<RepoId> RepoStore::list_repos(const std::string& type) const {
+  std::vector<RepoId> out;
+  std::error_code ec;
+  for (const auto& space : fs::directory_iterator(root_ / "repos" / (type + "s"), ec)) {
+    std::error_code inner;
+    for (const auto& repo : fs::directory_iterator(space.path(), inner)) {
+      RepoId id{type, space.path().filename().string(), repo.path().filename().string()};
+      // repo.json is what makes a repository exist; names are checked as for every route.
+      if (valid_name(id.name_space) && valid_name(id.name) && fs::exists(repo.path() / "repo.json", inner)) {
+        out.push_back(std::move(id));
+      }
+    }
+  }
+  std::sort(out.begin(), out.end(), [](const RepoId& a, const RepoId& b) {
+    return std::tie(a.name_space, a.name) < std::tie(b.name_space, b.name);
+  });
+  return out;
 }
 
 std::shared_ptr<std::mutex> RepoStore::repo_mutex(const std::string& key) {

@@ -129,6 +129,8 @@ class RepoStore {
 
   Outcome<RepoInfo> create_repo(const RepoId& repo, bool is_private);
   Outcome<RepoInfo> repo_info(const RepoId& repo) const;
+  // Every existing repository of a type ("kernel", "model"), sorted by namespace and name.
+  std::vector<RepoId> list_repos(const std::string& type) const;
   Outcome<Refs> refs(const RepoId& repo) const;
   // Branch name, refs/heads/<b>, refs/pr/<n> or a 40-hex commit id -> commit id.
   Outcome<std::string> resolve(const RepoId& repo, const std::string& revision) const;
