@@ -57,6 +57,8 @@ Result<BinaryInfo> read_elf_handle(Elf* elf, const fs::path& path) {
   Elf_Scn* dynsym = nullptr;
   Elf_Scn* versym = nullptr;
   Elf_Scn* verneed = nullptr;
+  Elf_Scn* dynamic = nullptr;
+  GElf_Shdr dynamic_header{};
   GElf_Shdr dynsym_header{};
   GElf_Shdr verneed_header{};
   for (Elf_Scn* section = elf_nextscn(elf, nullptr); section; section = elf_nextscn(elf, section)) {
@@ -65,23 +67,49 @@ Result<BinaryInfo> read_elf_handle(Elf* elf, const fs::path& path) {
     if (section_header.sh_type == SHT_DYNSYM) dynsym = section, dynsym_header = section_header;
     if (section_header.sh_type == SHT_GNU_versym) versym = section;
     if (section_header.sh_type == SHT_GNU_verneed) verneed = section, verneed_header = section_header;
+    if (section_header.sh_type == SHT_DYNAMIC) dynamic = section, dynamic_header = section_header;
+  }
+  if (dynamic) {
+    Elf_Data* data = elf_getdata(dynamic, nullptr);
+    size_t count = dynamic_header.sh_entsize ? dynamic_header.sh_size / dynamic_header.sh_entsize : 0;
+    for (size_t i = 0; data && i < count; ++i) {
+      GElf_Dyn entry;
+      if (!gelf_getdyn(data, static_cast<int>(i), &entry)) return malformed(path, "bad .dynamic");
+      if (entry.d_tag == DT_NULL) break;
+      if (entry.d_tag != DT_NEEDED && entry.d_tag != DT_RPATH && entry.d_tag != DT_RUNPATH) continue;
+      const char* text = elf_strptr(elf, dynamic_header.sh_link, entry.d_un.d_val);
+      if (!text) return malformed(path, "bad .dynamic string");
+      if (entry.d_tag == DT_NEEDED) {
+        info.needed.emplace_back(text);
+        continue;
+      }
+      auto& list = entry.d_tag == DT_RPATH ? info.rpath : info.runpath;
+      std::string_view rest(text);
+      while (true) {
+        size_t colon = rest.find(':');
+        list.emplace_back(rest.substr(0, colon));
+        if (colon == std::string_view::npos) break;
+        rest.remove_prefix(colon + 1);
+      }
+    }
   }
   if (!dynsym) return info;  // a static object imports nothing dynamically
 
-  // Version index -> required version name, from .gnu.version_r.
-  std::map<unsigned, std::string> needed_versions;
+  // Version index -> (required version name, the file that must define it), from .gnu.version_r.
+  std::map<unsigned, std::pair<std::string, std::string>> needed_versions;
   if (verneed) {
     Elf_Data* data = elf_getdata(verneed, nullptr);
     size_t offset = 0;
     for (size_t n = 0; data && n < verneed_header.sh_info; ++n) {
       GElf_Verneed need;
       if (!gelf_getverneed(data, static_cast<int>(offset), &need)) return malformed(path, "bad .gnu.version_r");
+      const char* file = elf_strptr(elf, verneed_header.sh_link, need.vn_file);
       size_t aux_offset = offset + need.vn_aux;
       for (unsigned a = 0; a < need.vn_cnt; ++a) {
         GElf_Vernaux aux;
         if (!gelf_getvernaux(data, static_cast<int>(aux_offset), &aux)) return malformed(path, "bad .gnu.version_r");
         const char* name = elf_strptr(elf, verneed_header.sh_link, aux.vna_name);
-        if (name) needed_versions[aux.vna_other & 0x7fff] = name;
+        if (name) needed_versions[aux.vna_other & 0x7fff] = {name, file ? file : ""};
         if (aux.vna_next == 0) break;
         aux_offset += aux.vna_next;
       }
@@ -99,11 +127,14 @@ Result<BinaryInfo> read_elf_handle(Elf* elf, const fs::path& path) {
     if (symbol.st_shndx != SHN_UNDEF) continue;
     const char* name = elf_strptr(elf, dynsym_header.sh_link, symbol.st_name);
     if (!name || !*name) continue;
-    ImportedSymbol imported{name, std::nullopt};
+    ImportedSymbol imported{name, std::nullopt, std::nullopt};
     GElf_Versym version;
     if (versions && gelf_getversym(versions, static_cast<int>(i), &version)) {
       auto found = needed_versions.find(version & 0x7fff);
-      if (found != needed_versions.end()) imported.version = found->second;
+      if (found != needed_versions.end()) {
+        imported.version = found->second.first;
+        if (!found->second.second.empty()) imported.library = found->second.second;
+      }
     }
     info.imports.push_back(std::move(imported));
   }
@@ -172,7 +203,7 @@ Result<BinaryInfo> read_macho(const fs::path& path, std::string_view bytes, bool
         const char* start = bytes.data() + stroff + strx;
         std::string name(start, strnlen(start, strsize - strx));
         if (!name.empty() && name[0] == '_') name.erase(0, 1);
-        if (!name.empty()) info.imports.push_back({std::move(name), std::nullopt});
+        if (!name.empty()) info.imports.push_back({std::move(name), std::nullopt, std::nullopt});
       }
     }
     at += size;
@@ -182,7 +213,100 @@ Result<BinaryInfo> read_macho(const fs::path& path, std::string_view bytes, bool
   return info;
 }
 
+Result<LibraryDefinitions> read_definitions_handle(Elf* elf, const fs::path& path) {
+  if (!elf || elf_kind(elf) != ELF_K_ELF) return malformed(path, "not a valid ELF file");
+  Elf_Scn* dynsym = nullptr;
+  Elf_Scn* versym = nullptr;
+  Elf_Scn* verdef = nullptr;
+  Elf_Scn* dynamic = nullptr;
+  GElf_Shdr dynsym_header{}, verdef_header{}, dynamic_header{};
+  for (Elf_Scn* section = elf_nextscn(elf, nullptr); section; section = elf_nextscn(elf, section)) {
+    GElf_Shdr header;
+    if (!gelf_getshdr(section, &header)) return malformed(path, elf_errmsg(-1));
+    if (header.sh_type == SHT_DYNSYM) dynsym = section, dynsym_header = header;
+    if (header.sh_type == SHT_GNU_versym) versym = section;
+    if (header.sh_type == SHT_GNU_verdef) verdef = section, verdef_header = header;
+    if (header.sh_type == SHT_DYNAMIC) dynamic = section, dynamic_header = header;
+  }
+  LibraryDefinitions out;
+  if (dynamic) {
+    Elf_Data* data = elf_getdata(dynamic, nullptr);
+    size_t count = dynamic_header.sh_entsize ? dynamic_header.sh_size / dynamic_header.sh_entsize : 0;
+    for (size_t i = 0; data && i < count; ++i) {
+      GElf_Dyn entry;
+      if (!gelf_getdyn(data, static_cast<int>(i), &entry) || entry.d_tag == DT_NULL) break;
+      if (entry.d_tag == DT_SONAME) {
+        const char* text = elf_strptr(elf, dynamic_header.sh_link, entry.d_un.d_val);
+        if (text) out.soname = text;
+      }
+    }
+  }
+  if (!dynsym) return out;
+  // Version index -> version name, from .gnu.version_d (index 1 is the file itself).
+  std::map<unsigned, std::string> defined_versions;
+  if (verdef) {
+    Elf_Data* data = elf_getdata(verdef, nullptr);
+    size_t offset = 0;
+    for (size_t n = 0; data && n < verdef_header.sh_info; ++n) {
+      GElf_Verdef def;
+      if (!gelf_getverdef(data, static_cast<int>(offset), &def)) return malformed(path, "bad .gnu.version_d");
+      GElf_Verdaux aux;
+      if (def.vd_cnt > 0 && gelf_getverdaux(data, static_cast<int>(offset + def.vd_aux), &aux)) {
+        const char* name = elf_strptr(elf, verdef_header.sh_link, aux.vda_name);
+        if (name) {
+          defined_versions[def.vd_ndx] = name;
+          if (!(def.vd_flags & VER_FLG_BASE)) out.versions.emplace_back(name);
+        }
+      }
+      if (def.vd_next == 0) break;
+      offset += def.vd_next;
+    }
+  }
+  Elf_Data* symbols = elf_getdata(dynsym, nullptr);
+  Elf_Data* versions = versym ? elf_getdata(versym, nullptr) : nullptr;
+  size_t count = dynsym_header.sh_entsize ? dynsym_header.sh_size / dynsym_header.sh_entsize : 0;
+  for (size_t i = 1; symbols && i < count; ++i) {
+    GElf_Sym symbol;
+    if (!gelf_getsym(symbols, static_cast<int>(i), &symbol)) return malformed(path, "bad .dynsym");
+    if (symbol.st_shndx == SHN_UNDEF || symbol.st_shndx == SHN_ABS) continue;  // ABS: version-node names
+    int binding = GELF_ST_BIND(symbol.st_info);
+    if (binding != STB_GLOBAL && binding != STB_WEAK) continue;
+    const char* name = elf_strptr(elf, dynsym_header.sh_link, symbol.st_name);
+    if (!name || !*name) continue;
+    DefinedSymbol defined;
+    defined.name = name;
+    defined.size = symbol.st_size;
+    switch (GELF_ST_TYPE(symbol.st_info)) {
+      case STT_FUNC:
+      case STT_GNU_IFUNC: defined.type = DefinedSymbol::Type::function; break;
+      case STT_OBJECT: defined.type = DefinedSymbol::Type::object; break;
+      case STT_TLS: defined.type = DefinedSymbol::Type::tls; break;
+      default: break;
+    }
+    GElf_Versym version;
+    if (versions && gelf_getversym(versions, static_cast<int>(i), &version)) {
+      auto found = defined_versions.find(version & 0x7fff);
+      if (found != defined_versions.end() && found->first != 1) defined.version = found->second;
+      defined.is_default = (version & 0x8000) == 0;
+    }
+    out.symbols.push_back(std::move(defined));
+  }
+  std::sort(out.symbols.begin(), out.symbols.end(), [](const DefinedSymbol& a, const DefinedSymbol& b) {
+    return std::tie(a.name, a.version) < std::tie(b.name, b.version);
+  });
+  return out;
+}
+
 }  // namespace
+
+Result<LibraryDefinitions> read_definitions(const fs::path& path) {
+  if (elf_version(EV_CURRENT) == EV_NONE) return Error(ErrorKind::io, "libelf is out of date");
+  ElfHandle handle;
+  handle.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (handle.fd < 0) return Error(ErrorKind::io, "Cannot open `" + path.string() + "` for reading").with_cause(std::strerror(errno));
+  handle.elf = elf_begin(handle.fd, ELF_C_READ, nullptr);
+  return read_definitions_handle(handle.elf, path);
+}
 
 namespace {
 

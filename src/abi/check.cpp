@@ -1,6 +1,7 @@
 #include "abi/check.h"
 
 #include <cxxabi.h>
+#include <fnmatch.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -51,31 +52,79 @@ std::vector<long> components(const std::string& version) {
 // The policy's allowed versions per dependency, numeric entries normalised.
 using Policy = std::map<std::string, std::set<std::string>>;
 
+const nlohmann::json& policy_table() { return table("manylinux-policy.json").at("policies"); }
+
 Result<Policy> load_policy(const std::string& requested, const std::string& architecture) {
-  static const std::map<std::string, std::string> aliases = {
-      {"manylinux1", "manylinux_2_5"}, {"manylinux2010", "manylinux_2_12"}, {"manylinux2014", "manylinux_2_17"}};
-  std::string name = aliases.count(requested) ? aliases.at(requested) : requested;
-  const auto& policies = table("manylinux-policy.json").at("policies");
-  if (!policies.contains(name)) {
-    std::vector<std::string> known;
-    for (const auto& [key, value] : policies.items()) known.push_back(key);
-    return Error(ErrorKind::usage, "Unknown manylinux version: " + requested)
-        .with_hint("policies with data in this build: " + util::join(known, ", "));
-  }
+  auto name = canonical_policy(requested);
+  if (!name) return std::move(name).error();
   static const std::set<std::string> supported = {"x86_64", "aarch64", "i686", "ppc64", "ppc64le", "s390x"};
   if (!supported.count(architecture)) return Error(ErrorKind::config, "Unsupported architecture: " + architecture);
-  const auto& by_arch = policies.at(name);
+  const auto& by_arch = policy_table().at(*name).at("symbol_versions");
   if (!by_arch.contains(architecture)) {
-    return Error(ErrorKind::config, "No " + name + " policy data for architecture " + architecture + " in this build");
+    return Error(ErrorKind::config, "No " + *name + " policy data for architecture " + architecture + " in this build");
   }
   Policy policy;
   for (const auto& [dep, versions] : by_arch.at(architecture).items()) {
+    auto& allowed = policy[dep];  // an empty list (LIBATOMIC before 2_17) still names the dependency
     for (const auto& v : versions) {
       std::string text = v.get<std::string>();
-      policy[dep].insert(is_dotted_number(text) ? normalise_version(text) : text);
+      allowed.insert(is_dotted_number(text) ? normalise_version(text) : text);
     }
   }
   return policy;
+}
+
+// Symbol-version violations of `binary` under `policy` (abi-check.md §2 rule).
+std::vector<Violation> symbol_violations(const BinaryInfo& binary, const Policy& policy) {
+  std::vector<Violation> out;
+  for (const auto& symbol : binary.imports) {
+    if (!symbol.version) continue;
+    size_t cut = symbol.version->find('_');
+    if (cut == std::string::npos) continue;
+    std::string dep = symbol.version->substr(0, cut), ver = symbol.version->substr(cut + 1);
+    auto allowed = policy.find(dep);
+    if (allowed == policy.end()) continue;
+    std::string key = is_dotted_number(ver) ? normalise_version(ver) : ver;
+    if (!allowed->second.count(key)) {
+      out.push_back({ViolationKind::manylinux, symbol.name, *symbol.version, symbol.library.value_or("")});
+    }
+  }
+  return out;
+}
+
+const std::vector<std::string>& runtime_library_patterns() {
+  static const std::vector<std::string> patterns = [] {
+    std::vector<std::string> out;
+    for (const auto& [group, names] : table("runtime-libraries.json").at("libraries").items()) {
+      for (const auto& name : names) out.push_back(name.get<std::string>());
+    }
+    return out;
+  }();
+  return patterns;
+}
+
+// DT_NEEDED entries outside the policy's allow-list and the framework runtime, and run paths
+// that are not relative to the module ($ORIGIN).
+std::vector<Violation> library_violations(const BinaryInfo& binary, const std::string& policy_name) {
+  std::vector<Violation> out;
+  const auto& whitelist = policy_table().at(policy_name).at("lib_whitelist");
+  for (const auto& needed : binary.needed) {
+    bool allowed = std::find(whitelist.begin(), whitelist.end(), needed) != whitelist.end();
+    for (const auto& pattern : runtime_library_patterns()) {
+      if (allowed) break;
+      allowed = ::fnmatch(pattern.c_str(), needed.c_str(), 0) == 0;
+    }
+    if (!allowed) out.push_back({ViolationKind::library, needed, ""});
+  }
+  auto paths = [&](const std::vector<std::string>& entries, const char* tag) {
+    for (const auto& entry : entries) {
+      if (entry.empty() || util::starts_with(entry, "$ORIGIN") || util::starts_with(entry, "${ORIGIN}")) continue;
+      out.push_back({ViolationKind::run_path, entry, tag});
+    }
+  };
+  paths(binary.rpath, "RPATH");
+  paths(binary.runpath, "RUNPATH");
+  return out;
 }
 
 std::string demangle(const std::string& name) {
@@ -110,6 +159,65 @@ bool in_unstable_torch_namespace(const std::string& text) {
 
 }  // namespace
 
+std::vector<std::string> manylinux_policies() {
+  std::vector<std::pair<long, std::string>> ranked;
+  for (const auto& [name, policy] : policy_table().items()) ranked.emplace_back(-policy.at("priority").get<long>(), name);
+  std::sort(ranked.begin(), ranked.end());
+  std::vector<std::string> out;
+  for (auto& [priority, name] : ranked) out.push_back(std::move(name));
+  return out;
+}
+
+Result<std::string> canonical_policy(const std::string& name) {
+  const auto& policies = policy_table();
+  if (policies.contains(name)) return name;
+  std::vector<std::string> aliases;
+  for (const auto& [canonical, policy] : policies.items()) {
+    for (const auto& alias : policy.at("aliases")) {
+      if (alias.get<std::string>() == name) return canonical;
+      aliases.push_back(alias.get<std::string>());
+    }
+  }
+  std::sort(aliases.begin(), aliases.end());
+  return Error(ErrorKind::usage, "Unknown manylinux version: " + name)
+      .with_hint("policies with data in this build: " + util::join(manylinux_policies(), ", ") + " (aliases " +
+                 util::join(aliases, ", ") + ")");
+}
+
+std::string default_policy_for_torch(const std::string& torch_major_minor) {
+  std::string policy;
+  for (const auto& entry : table("manylinux-policy.json").at("torch")) {
+    if (compare_versions(torch_major_minor, entry.at("torch_from").get<std::string>()) >= 0) {
+      policy = entry.at("policy").get<std::string>();
+    }
+  }
+  if (policy.empty()) policy = table("manylinux-policy.json").at("torch").front().at("policy").get<std::string>();
+  return policy;
+}
+
+Result<std::string> policy_glibc_ceiling(const std::string& policy, const std::string& architecture) {
+  auto allowed = load_policy(policy, architecture);
+  if (!allowed) return std::move(allowed).error();
+  std::string newest;
+  for (const auto& version : (*allowed)["GLIBC"]) {
+    if (is_dotted_number(version) && (newest.empty() || compare_versions(version, newest) > 0)) newest = version;
+  }
+  return newest;
+}
+
+std::string describe(const Violation& v) {
+  switch (v.kind) {
+    case ViolationKind::manylinux:
+      return v.symbol + "@" + v.detail + (v.library.empty() ? "" : " (" + v.library + ")");
+    case ViolationKind::library:
+      return v.symbol + ": not on every manylinux system; link it statically or depend on the wheel that ships it";
+    case ViolationKind::run_path:
+      return v.detail + " " + v.symbol + ": points into the build machine; use $ORIGIN-relative paths or none";
+    default:
+      return v.detail.empty() ? v.symbol : v.symbol + ": " + v.detail;
+  }
+}
+
 std::string normalise_version(const std::string& version) {
   if (!is_dotted_number(version)) return version;
   auto parts = util::split(version, '.');
@@ -132,15 +240,10 @@ Result<std::vector<Violation>> check_binary(const BinaryInfo& binary, const Chec
   if (binary.format == Format::elf) {
     auto policy = load_policy(options.manylinux, binary.architecture);
     if (!policy) return std::move(policy).error();
-    for (const auto& symbol : binary.imports) {
-      if (!symbol.version) continue;
-      size_t cut = symbol.version->find('_');
-      if (cut == std::string::npos) continue;
-      std::string dep = symbol.version->substr(0, cut), ver = symbol.version->substr(cut + 1);
-      auto allowed = policy->find(dep);
-      if (allowed == policy->end()) continue;
-      std::string key = is_dotted_number(ver) ? normalise_version(ver) : ver;
-      if (!allowed->second.count(key)) out.push_back({ViolationKind::manylinux, symbol.name + "_" + dep, ver});
+    out = symbol_violations(binary, *policy);
+    if (options.libraries) {
+      auto libraries = library_violations(binary, *canonical_policy(options.manylinux));
+      out.insert(out.end(), libraries.begin(), libraries.end());
     }
   } else if (binary.format == Format::macho64) {
     if (!binary.macos_minos) {
@@ -194,6 +297,18 @@ Result<FileReport> check_file(const fs::path& path, const CheckOptions& options)
   auto violations = check_binary(*binary, options);
   if (!violations) return std::move(violations).error();
   report.violations = std::move(*violations);
+  bool symbol_versions = std::any_of(report.violations.begin(), report.violations.end(),
+                                     [](const Violation& v) { return v.kind == ViolationKind::manylinux; });
+  if (symbol_versions) {
+    report.oldest_policy = "";
+    for (const auto& name : manylinux_policies()) {
+      auto policy = load_policy(name, binary->architecture);
+      if (policy && symbol_violations(*binary, *policy).empty()) {
+        report.oldest_policy = name;
+        break;
+      }
+    }
+  }
   return report;
 }
 
@@ -231,8 +346,13 @@ std::string render_file_report(const FileReport& report, const CheckOptions& opt
     out += "\n" + heading + "\n\n";
     for (const auto& l : lines) out += l + "\n";
   };
-  section(ViolationKind::manylinux, "⛔ Symbols incompatible with `" + options.manylinux + "` found:",
-          [](const Violation& v) { return v.symbol + ": " + v.detail; });
+  section(ViolationKind::manylinux, "⛔ Symbols incompatible with `" + options.manylinux + "` found:", describe);
+  if (report.oldest_policy) {
+    out += report.oldest_policy->empty() ? "(no manylinux policy allows these symbol versions)\n"
+                                         : "(the oldest policy this file meets: " + *report.oldest_policy + ")\n";
+  }
+  section(ViolationKind::library, "⛔ Libraries that `" + options.manylinux + "` systems lack found:", describe);
+  section(ViolationKind::run_path, "⛔ Run paths into the build machine found:", describe);
   for (const auto& v : report.violations) {
     if (v.kind == ViolationKind::macos_missing) out += "\n⛔ shared library does not contain minimum macOS version\n";
     if (v.kind == ViolationKind::macos_newer) {

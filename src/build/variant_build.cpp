@@ -7,9 +7,11 @@
 
 #include "abi/check.h"
 #include "build/jobs.h"
+#include "build/portable.h"
 #include "build/project_checks.h"
 #include "build/staging.h"
 #include "build/toolchain.h"
+#include "build/torch_pch.h"
 #include "codegen/ops_py.h"
 #include "codegen/variant_project.h"
 #include "config/python_registry.h"
@@ -86,6 +88,15 @@ Result<metadata::Metadata> base_metadata(const BuildSettings& s, Backend backend
   m.backend = backend;
   m.provenance = s.provenance;
   return m;
+}
+
+// The manylinux policy a Linux variant targets: --manylinux, else the policy of torch's wheels.
+std::string target_policy(const BuildSettings& s, const PlannedVariant& v) {
+  if (s.manylinux) return *s.manylinux;
+  if (v.toolchain) {
+    return abi::default_policy_for_torch(v.toolchain->torch_major_minor().to_string());
+  }
+  return abi::CheckOptions{}.manylinux;
 }
 
 // The first compiler error lines of a build log, for the error report.
@@ -200,6 +211,21 @@ Result<ArchOutput> compile_arch(const BuildSettings& s, const PlannedVariant& v,
       all_archs.push_back(*archs);
     }
   }
+  // The shared torch header cache (torch_pch.h), not for stable-ABI variants: those must not see
+  // the full torch headers.
+  bool header_cache = s.header_cache && !v.stable_abi;
+  fs::path pch_header = work / "torch-pch" / "torch_pch.h";
+  if (header_cache) {
+    const auto& torch = std::get<config::TorchConfig>(s.config->framework);
+    std::vector<std::string> sources = torch.src;
+    std::vector<std::string> dirs = {".", "torch-ext"};
+    for (const auto& inc : torch.include.value_or(std::vector<std::string>{})) dirs.push_back(inc);
+    for (const auto* unit : s.config->units_for(v.backend)) {
+      sources.insert(sources.end(), unit->src.begin(), unit->src.end());
+      for (const auto& inc : unit->include.value_or(std::vector<std::string>{})) dirs.push_back(inc);
+    }
+    input.torch_header_sources = torch_header_sources(s.project, sources, dirs);
+  }
   auto files = codegen::generate_variant_project(input);
   if (!files) return std::move(files).error();
   fs::path generated = work / "project";
@@ -213,10 +239,23 @@ Result<ArchOutput> compile_arch(const BuildSettings& s, const PlannedVariant& v,
                                         "-DKB_TORCH_INCLUDE_DIRS=" + util::join(t.include_dirs, ";"),
                                         "-DKB_TORCH_LIBRARY_DIR=" + (t.library_dirs.empty() ? "" : t.library_dirs[0]),
                                         "-DKB_PYTHON_INCLUDE_DIR=" + t.python_include};
+  configure.push_back("-DKB_TORCH_PCH=" + (header_cache ? pch_header.string() : ""));
+  // The header cache builds its entry with the compile command CMake writes there.
+  if (header_cache) configure.push_back("-DCMAKE_EXPORT_COMPILE_COMMANDS=ON");
   if (v.backend == Backend::cuda && t.cuda) {
     configure.push_back("-DCMAKE_CUDA_COMPILER=" + t.cuda->nvcc.string());
     configure.push_back("-DCMAKE_CUDA_ARCHITECTURES=OFF");
     configure.push_back("-DCUDAToolkit_ROOT=" + t.cuda->home.string());
+  }
+  if (s.portable && t.system == "Linux") {
+    auto portable = prepare_portable_link(work / "portable", target_policy(s, v), t.machine);
+    if (!portable) return std::move(portable).error();
+    configure.push_back("-DKB_PORTABLE_LINK_DIR=" + portable->stub_dir.string());
+    if (portable->support_source) configure.push_back("-DKB_PORTABLE_SOURCES=" + portable->support_source->string());
+    if (!portable->extra_libraries.empty()) {
+      configure.push_back("-DKB_PORTABLE_LIBRARIES=" + util::join(portable->extra_libraries, ";"));
+    }
+    stamp_input += "portable " + portable->fingerprint + "\n";
   }
   auto ccache = s.use_compiler_cache ? util::find_program("ccache") : std::nullopt;
   if (ccache) {
@@ -246,6 +285,16 @@ Result<ArchOutput> compile_arch(const BuildSettings& s, const PlannedVariant& v,
     if (!run) return std::move(run).error();
     if (!run->success()) return build_failure(v.name, "CMake configuration failed", log_path);
     KB_TRY(util::write_file_atomic(configure_stamp, configure_key));
+  }
+  if (header_cache) {
+    ProjectSpecifics specifics{pch_header, s.project, ops_id, ccache ? std::optional<std::string>(ccache->string()) : std::nullopt};
+    TorchInstall torch{t.torch_version, t.include_dirs.empty() ? fs::path() : fs::path(t.include_dirs[0])};
+    auto pch = prepare_torch_pch(cmake_dir, specifics, torch, log_path, [&] {
+      if (s.reporter) s.reporter->note(v.name + ": precompiling the torch headers into the header cache (once per toolchain and flags)");
+    });
+    if (!pch) return std::move(pch).error();
+    if (pch->note && s.reporter) s.reporter->note(v.name + ": " + *pch->note);
+    if (pch->used && ccache) env["CCACHE_SLOPPINESS"] = ccache_sloppiness(configured_ccache_sloppiness(*ccache));
   }
   if (s.reporter) s.reporter->stage(v.name, Stage::compile);
   auto run = run_logged(s, v.name, {"ninja", "-C", cmake_dir.string(), "-j", std::to_string(jobs.jobs)}, log_path, env);
@@ -278,6 +327,7 @@ util::Status import_check(const BuildSettings& s, const PlannedVariant& v, const
 // violations fail the variant; manylinux ones only with strict_manylinux (see BuildSettings).
 util::Status abi_check(const BuildSettings& s, const PlannedVariant& v, const fs::path& staging) {
   abi::CheckOptions options;
+  options.manylinux = target_policy(s, v);
   if (v.stable_abi) options.torch_stable_abi = std::to_string(v.stable_abi->major()) + "." + std::to_string(v.stable_abi->minor());
   if (v.backend == Backend::metal) options.macos = "26.0";
   std::vector<std::string> portability;
@@ -289,7 +339,9 @@ util::Status abi_check(const BuildSettings& s, const PlannedVariant& v, const fs
     for (const auto& violation : report->violations) {
       switch (violation.kind) {
         case abi::ViolationKind::manylinux:
-          portability.push_back(violation.symbol + ": " + violation.detail);
+        case abi::ViolationKind::library:
+        case abi::ViolationKind::run_path:
+          portability.push_back(abi::describe(violation));
           break;
         case abi::ViolationKind::macos_missing:
           breaking.push_back(name + ": no minimum macOS version");
@@ -317,15 +369,16 @@ util::Status abi_check(const BuildSettings& s, const PlannedVariant& v, const fs
   };
   if (!breaking.empty()) return with_details(Error(ErrorKind::config, "Variant `" + v.name + "` fails the ABI check"), breaking);
   if (portability.empty()) return {};
-  std::string summary = "needs newer symbol versions than " + options.manylinux + " allows (" +
-                        util::join(portability, ", ") +
-                        "): it loads here, but not on systems with an older glibc/libstdc++; release builds "
-                        "(--bundle) fail on this";
+  std::string summary = "is not within " + options.manylinux + " (" + util::join(portability, ", ") +
+                        "): it loads here, but not on every " + options.manylinux +
+                        " system; release builds (--bundle) fail on this";
   if (s.strict_manylinux) {
-    return with_details(Error(ErrorKind::config, "Variant `" + v.name + "` is not " + options.manylinux + "-compatible"),
-                        portability)
-        .with_hint("release builds (--bundle) must load on " + options.manylinux +
-                   " systems: build with a toolchain whose glibc/libstdc++ are that old (e.g. a manylinux_2_28 container)");
+    auto error = with_details(Error(ErrorKind::config, "Variant `" + v.name + "` is not " + options.manylinux + "-compatible"),
+                              portability);
+    if (!s.portable) error.hints.push_back("portable linking was turned off (--no-portable)");
+    return std::move(error).with_hint(
+        "symbols that glibc/libstdc++ added after " + options.manylinux +
+        " cannot be used by a release build: avoid them, or choose a newer policy with --manylinux");
   }
   if (s.reporter) s.reporter->note(v.name + ": " + summary);
   return {};

@@ -26,10 +26,18 @@ struct BuildSettings {
   int concurrent_variants = 1;  // variant builds running at the same time
   std::optional<double> memory_budget_gib;  // memory all compile jobs together may use
   int nvcc_threads = 1;         // NVCC_THREADS
-  // Release builds (--bundle): a variant that needs newer glibc/libstdc++ symbol versions than
-  // manylinux_2_28 fails; otherwise that is a note (it loads here, not on older systems).
+  // Release builds (--bundle): a variant that is not within its manylinux policy (symbol
+  // versions, libraries, run paths) fails; otherwise that is a note (it loads here, not on older
+  // systems).
   bool strict_manylinux = false;
+  // The manylinux policy Linux variants target (--manylinux); default: the policy of the target
+  // torch's own wheels (abi::default_policy_for_torch).
+  std::optional<std::string> manylinux;
+  // Link Linux variants against C-library stubs of that policy (portable.h); off: the host glibc.
+  bool portable = true;
   bool use_compiler_cache = true;
+  // The shared torch header cache (torch_pch.h): precompiled torch headers for C++ sources.
+  bool header_cache = true;
   bool import_check = true;
   bool skip_checks = false;
   bool stream_logs = false;

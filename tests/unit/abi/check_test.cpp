@@ -37,26 +37,93 @@ TEST(AbiCheck, CleanElfWithOldGlibcAndAbi3Symbols) {
 }
 
 TEST(AbiCheck, GlibcNewerThanPolicy) {
-  auto v = check(elf({{"fstat", "GLIBC_2.33"}}));
+  auto v = check(elf({{"fstat", "GLIBC_2.33", "libc.so.6"}}));
   ASSERT_EQ(v.size(), 1u);
   EXPECT_EQ(v[0].kind, ViolationKind::manylinux);
-  EXPECT_EQ(v[0].symbol, "fstat_GLIBC");
-  EXPECT_EQ(v[0].detail, "2.33");
+  EXPECT_EQ(v[0].symbol, "fstat");
+  EXPECT_EQ(v[0].detail, "GLIBC_2.33");
+  EXPECT_EQ(v[0].library, "libc.so.6");
+  EXPECT_EQ(describe(v[0]), "fstat@GLIBC_2.33 (libc.so.6)");
+}
+
+TEST(AbiCheck, EveryPolicyAndAliasHasData) {
+  // auditwheel's manylinux_2_5 ... manylinux_2_39, oldest first; the legacy aliases resolve.
+  auto policies = manylinux_policies();
+  ASSERT_GE(policies.size(), 14u);
+  EXPECT_EQ(policies.front(), "manylinux_2_5");
+  EXPECT_EQ(policies.back(), "manylinux_2_39");
+  EXPECT_EQ(*canonical_policy("manylinux1"), "manylinux_2_5");
+  EXPECT_EQ(*canonical_policy("manylinux2010"), "manylinux_2_12");
+  EXPECT_EQ(*canonical_policy("manylinux2014"), "manylinux_2_17");
+  EXPECT_EQ(*policy_glibc_ceiling("manylinux_2_28", "x86_64"), "2.28");
+  EXPECT_EQ(*policy_glibc_ceiling("manylinux2014", "aarch64"), "2.18");  // 2.18: __cxa_thread_atexit_impl
+  EXPECT_EQ(*policy_glibc_ceiling("manylinux_2_39", "aarch64"), "2.39");
+  // pthread_create@GLIBC_2.34: outside 2_28 and 2_31, within 2_34 (aarch64 too).
+  for (const std::string arch : {"x86_64", "aarch64"}) {
+    auto needs_2_34 = elf({{"pthread_create", "GLIBC_2.34", "libc.so.6"}}, arch);
+    CheckOptions p228, p231, p234;
+    p228.manylinux = "manylinux_2_28";
+    p231.manylinux = "manylinux_2_31";
+    p234.manylinux = "manylinux_2_34";
+    EXPECT_EQ(check(needs_2_34, p228).size(), 1u) << arch;
+    EXPECT_EQ(check(needs_2_34, p231).size(), 1u) << arch;
+    EXPECT_TRUE(check(needs_2_34, p234).empty()) << arch;
+  }
+  // GLIBCXX 3.4.30 (GCC 12) is within 2_35, not 2_34.
+  auto glibcxx = elf({{"_ZSt21__glibcxx_assert_failPKciS0_S0_", "GLIBCXX_3.4.30", "libstdc++.so.6"}});
+  CheckOptions p234, p235;
+  p234.manylinux = "manylinux_2_34";
+  p235.manylinux = "manylinux_2_35";
+  EXPECT_EQ(check(glibcxx, p234).size(), 1u);
+  EXPECT_TRUE(check(glibcxx, p235).empty());
+}
+
+TEST(AbiCheck, DefaultPolicyFollowsTorchWheels) {
+  EXPECT_EQ(default_policy_for_torch("2.11"), "manylinux_2_28");
+  EXPECT_EQ(default_policy_for_torch("2.13"), "manylinux_2_28");
+  EXPECT_EQ(default_policy_for_torch("2.5"), "manylinux_2_17");
+}
+
+TEST(AbiCheck, LibrariesOutsideThePolicyAndTheFrameworkRuntime) {
+  auto binary = elf({});
+  binary.needed = {"libc.so.6", "libstdc++.so.6", "libtorch_cpu.so", "libc10_cuda.so", "libcudart.so.13",
+                   "libamdhip64.so.7", "libpthread.so.0", "libfoo.so.1", "libssl.so.3"};
+  auto v = check(binary);
+  ASSERT_EQ(v.size(), 2u);
+  EXPECT_EQ(v[0].kind, ViolationKind::library);
+  EXPECT_EQ(v[0].symbol, "libfoo.so.1");
+  EXPECT_EQ(v[1].symbol, "libssl.so.3");
+  EXPECT_EQ(describe(v[0]),
+            "libfoo.so.1: not on every manylinux system; link it statically or depend on the wheel that ships it");
+  CheckOptions symbols_only;
+  symbols_only.libraries = false;
+  EXPECT_TRUE(check(binary, symbols_only).empty());
+}
+
+TEST(AbiCheck, RunPathsIntoTheBuildMachine) {
+  auto binary = elf({});
+  binary.rpath = {"/home/me/lib", "$ORIGIN/../lib"};
+  binary.runpath = {"${ORIGIN}", "relative/dir"};
+  auto v = check(binary);
+  ASSERT_EQ(v.size(), 2u);
+  EXPECT_EQ(v[0].kind, ViolationKind::run_path);
+  EXPECT_EQ(describe(v[0]), "RPATH /home/me/lib: points into the build machine; use $ORIGIN-relative paths or none");
+  EXPECT_EQ(describe(v[1]), "RUNPATH relative/dir: points into the build machine; use $ORIGIN-relative paths or none");
 }
 
 TEST(AbiCheck, GlibcxxNewerThanPolicy) {
   auto v = check(elf({{"_ZSt28__throw_bad_array_new_lengthv", "GLIBCXX_3.4.29"}, {"_ZdlPv", "GLIBCXX_3.4"}}));
   ASSERT_EQ(v.size(), 1u);
-  EXPECT_EQ(v[0].symbol, "_ZSt28__throw_bad_array_new_lengthv_GLIBCXX");
-  EXPECT_EQ(v[0].detail, "3.4.29");
+  EXPECT_EQ(v[0].symbol, "_ZSt28__throw_bad_array_new_lengthv");
+  EXPECT_EQ(v[0].detail, "GLIBCXX_3.4.29");
 }
 
 TEST(AbiCheck, NonNumericVersionsFollowTheTable) {
   // Ours (QUIRK): CXXABI_TM_1 is allowed, GLIBC_PRIVATE is a violation, nothing aborts.
   auto v = check(elf({{"__cxa_tm_cleanup", "CXXABI_TM_1"}, {"_dl_x", "GLIBC_PRIVATE"}}));
   ASSERT_EQ(v.size(), 1u);
-  EXPECT_EQ(v[0].symbol, "_dl_x_GLIBC");
-  EXPECT_EQ(v[0].detail, "PRIVATE");
+  EXPECT_EQ(v[0].symbol, "_dl_x");
+  EXPECT_EQ(v[0].detail, "GLIBC_PRIVATE");
 }
 
 TEST(AbiCheck, VersionsWithoutUnderscoreAndUnknownDependenciesAreIgnored) {
@@ -144,11 +211,16 @@ TEST(AbiReport, RendersTheSpecFormat) {
   FileReport report;
   report.path = "build/v/_x.abi3.so";
   report.format_name = "ELF";
-  report.violations = {{ViolationKind::manylinux, "fstat_GLIBC", "2.33"},
+  report.violations = {{ViolationKind::manylinux, "fstat", "GLIBC_2.33", "libc.so.6"},
+                       {ViolationKind::library, "libfoo.so.1", ""},
                        {ViolationKind::python_not_abi3, "_PyObject_GC_New", ""}};
+  report.oldest_policy = "manylinux_2_34";
   EXPECT_EQ(render_file_report(report, {}),
             "🐍 Checking for compatibility with manylinux_2_28 and Python ABI version 3.9: build/v/_x.abi3.so\n"
-            "\n⛔ Symbols incompatible with `manylinux_2_28` found:\n\nfstat_GLIBC: 2.33\n"
+            "\n⛔ Symbols incompatible with `manylinux_2_28` found:\n\nfstat@GLIBC_2.33 (libc.so.6)\n"
+            "(the oldest policy this file meets: manylinux_2_34)\n"
+            "\n⛔ Libraries that `manylinux_2_28` systems lack found:\n\n"
+            "libfoo.so.1: not on every manylinux system; link it statically or depend on the wheel that ships it\n"
             "\n⛔ Non-ABI3 symbols found:\n\n_PyObject_GC_New\n");
   FileReport clean;
   clean.path = "m.so";

@@ -27,6 +27,8 @@ struct Options {
 std::string kind_name(abi::ViolationKind kind) {
   switch (kind) {
     case abi::ViolationKind::manylinux: return "manylinux";
+    case abi::ViolationKind::library: return "library";
+    case abi::ViolationKind::run_path: return "run-path";
     case abi::ViolationKind::macos_missing: return "macos-missing";
     case abi::ViolationKind::macos_newer: return "macos-newer";
     case abi::ViolationKind::python_newer: return "python-abi-newer";
@@ -54,10 +56,16 @@ util::Status check_abi(Options& options) {
       if (options.json) {
         nlohmann::ordered_json violations = nlohmann::ordered_json::array();
         for (const auto& v : report->violations) {
-          violations.push_back({{"kind", kind_name(v.kind)}, {"symbol", v.symbol}, {"detail", v.detail}});
+          nlohmann::ordered_json entry = {{"kind", kind_name(v.kind)}, {"symbol", v.symbol}, {"detail", v.detail}};
+          if (!v.library.empty()) entry["library"] = v.library;
+          violations.push_back(std::move(entry));
         }
-        files.push_back({{"path", path.string()}, {"format", report->format_name}, {"skipped", report->skipped},
-                         {"violations", violations}});
+        nlohmann::ordered_json file = {{"path", path.string()}, {"format", report->format_name},
+                                       {"skipped", report->skipped}, {"violations", violations}};
+        if (report->oldest_policy) {
+          file["oldest_policy"] = report->oldest_policy->empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(*report->oldest_policy);
+        }
+        files.push_back(std::move(file));
       }
     }
   }
@@ -72,7 +80,9 @@ util::Status check_abi(Options& options) {
 Action setup(CLI::App& app) {
   auto options = std::make_shared<Options>();
   app.add_option("KERNEL_DIR", options->dir, "Kernel directory (default: current directory)");
-  app.add_option("-m,--manylinux", options->check.manylinux, "manylinux policy of the symbol versions (ELF)")
+  app.add_option("-m,--manylinux", options->check.manylinux,
+                 "manylinux policy (manylinux_2_17 ... manylinux_2_39, manylinux2014 ...) of the symbol versions, "
+                 "libraries and run paths (ELF)")
       ->default_str("manylinux_2_28");
   app.add_option("--macos", options->check.macos, "Newest minimum macOS version allowed (Mach-O)")->default_str("15.0");
   app.add_option("-p,--python-abi", options->check.python_abi, "Python stable ABI version the files must keep to")
