@@ -58,9 +58,9 @@ def _get(url: str, token: str) -> dict:
 
 
 def test_upload_stores_and_serves_the_run(hub, published, tmp_path):
-    output = tmp_path / "run.json"
+    output = tmp_path / "run.json"  # named relative to the working directory: the scripts run elsewhere
     r = run_kernels(["benchmark", REPO, "--version", "1", "--iterations", "3", "--warmup", "1", "--upload",
-                     "--output", str(output)], cwd=tmp_path, env=_env(hub, tmp_path, hub.token))
+                     "--output", "run.json"], cwd=tmp_path, env=_env(hub, tmp_path, hub.token))
     assert r.returncode == 0, r.stderr
     sent = json.loads(output.read_text())
     assert sent["kernel"] == {"repo_id": REPO, "revision": "v1", "variant": "torch-universal"}

@@ -127,6 +127,9 @@ def run(args) -> int:
     if args.iterations < 1 or args.warmup < 0:
         raise UsageError("--iterations must be at least 1 and --warmup at least 0")
     target = resolve_target(args.repo_id, args.branch, args.version)
+    # Hub scripts run inside their snapshot: outputs named relative to where the user is.
+    args.output = os.path.abspath(args.output) if args.output else None
+    args.visual = os.path.abspath(args.visual) if args.visual else None
     if args.upload and target.local is not None:
         raise UsageError("--upload needs a Hub repository: results of a local build describe no Hub revision "
                          "(benchmark the published kernel, e.g. `kernels benchmark org/name --version 1 --upload`)")
