@@ -298,11 +298,30 @@ std::string serialize_shard(const Shard& shard) {
     put_u64(out, kFooterVersion);
     put_u64(out, kHeaderSize);
     put_u64(out, cas_offset);
-    out.append(48, '\0');
+    // What the spec calls reserved, xet-core reads as the offsets and sizes of lookup tables
+    // (file, xorb, chunk) that follow the CAS section; a client given zero offsets computes
+    // negative section lengths. No tables: each starts at the footer with 0 entries, as
+    // xet-core's own streaming shards write.
+    for (int table = 0; table < 3; ++table) {
+      put_u64(out, footer_offset);
+      put_u64(out, 0);
+    }
     put_hash(out, shard.footer->chunk_hash_key);
     put_u64(out, shard.footer->creation_timestamp);
     put_u64(out, shard.footer->key_expiry);
-    out.append(72, '\0');
+    out.append(48, '\0');
+    // Byte totals xet-core keeps (stored on disk, materialized by the files, stored unpacked).
+    uint64_t on_disk = 0;
+    uint64_t stored = 0;
+    uint64_t materialized = 0;
+    for (const auto& xorb : shard.xorbs) {
+      on_disk += xorb.serialized_size;
+      stored += xorb.unpacked_size;
+    }
+    for (const auto& file : shard.files) materialized += file.size();
+    put_u64(out, on_disk);
+    put_u64(out, materialized);
+    put_u64(out, stored);
     put_u64(out, footer_offset);
   }
   return out;

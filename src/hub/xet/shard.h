@@ -3,7 +3,9 @@
 // with flag bit 31 one verification entry per term; with bit 30 a sha256 entry; a bookend), the
 // CAS info section (per xorb: header with hash, chunk count, unpacked and serialized sizes; one
 // entry per chunk; a bookend) and an optional 200-byte footer (version 1: section offsets, the
-// chunk-hash key of global dedup answers, timestamps). Uploads come without footer.
+// chunk-hash key of global dedup answers, timestamps). Uploads come without footer. The footer's
+// "reserved" fields are written as xet-core reads them (empty lookup tables at the footer, byte
+// totals): hf_xet 1.8.0 fails on a dedup answer whose lookup-table offsets are zero.
 #pragma once
 
 #include <array>

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -199,6 +201,42 @@ TEST(serialize_shard, global_dedup_answers_with_footer_round_trip) {
   std::string bad_version = bytes;
   bad_version[bytes.size() - 200] = 2;
   expect_malformed(bad_version, "footer version 2");
+}
+
+// The dedup answer for the uploaded xorb, as kernel-hub would serve it (fixed key and times).
+Shard dedup_answer(const Upload& upload) {
+  Shard answer;
+  answer.xorbs.push_back(xorb_entry(upload.xorb, upload.xorb_bytes.size()));
+  MerkleHash key{};
+  for (size_t i = 0; i < key.size(); ++i) key[i] = uint8_t(i * 7 + 3);
+  for (auto& chunk : answer.xorbs[0].chunks) chunk.chunk_hash = keyed_hash(key, chunk.chunk_hash);
+  answer.footer = ShardFooter{key, 1'700'000'000, 4'102'444'800};
+  return answer;
+}
+
+// data/dedup/answer.shard is what hf_xet 1.8.0 was served for every global dedup query when it
+// uploaded the same files again; it then uploaded no xorb, only data/dedup/upload.shard, whose
+// terms point into the known xorb. Pinning the bytes pins the footer layout the client accepts
+// (lookup-table offsets at the footer: zeros made it abort).
+TEST(serialize_shard, writes_dedup_answers_hf_xet_deduplicates_against) {
+  Upload upload = uploaded();
+  std::string answer = serialize_shard(dedup_answer(upload));
+  auto golden = testing::data_dir() / "dedup/answer.shard";
+  if (std::getenv("KB_XET_WRITE_GOLDEN")) {
+    std::ofstream(golden, std::ios::binary) << answer;
+  }
+  EXPECT_EQ(answer, testing::read_bytes(golden))
+      << "rewrite with KB_XET_WRITE_GOLDEN=1, then data/refresh-hf-xet-reference --dedup";
+
+  auto client_shard = parse_shard(testing::read_bytes(testing::data_dir() / "dedup/upload.shard"));
+  ASSERT_TRUE(client_shard.ok());
+  EXPECT_TRUE(client_shard->xorbs.empty());  // nothing new
+  EXPECT_EQ(client_shard->files.size(), 3u);
+  for (const auto& file : client_shard->files) {
+    for (const auto& term : file.terms) EXPECT_EQ(term.xorb_hash, upload.xorb.hash);
+  }
+  auto status = verify_uploaded_shard(*client_shard, lookup_in(upload.xorb));
+  EXPECT_TRUE(status.ok()) << status.error().causes.at(0);
 }
 
 TEST(xorb_entry, matches_the_cas_info_the_client_sent) {
