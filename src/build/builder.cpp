@@ -158,6 +158,7 @@ Result<BuildSummary> run_build(const BuildOptions& options, BuildReporter& repor
   const std::vector<Toolchain>& toolchains = *detected;
   auto plan = plan_build(*config, toolchains);
   if (!plan) return std::move(plan).error();
+  if (plan->variants.empty()) return nothing_to_build(*config, toolchains, *plan);
   for (const auto& note : plan->notes) reporter.note(note);
 
   std::vector<PlannedVariant> selected;

@@ -133,9 +133,8 @@ Result<BuildPlan> plan_build(const config::BuildConfig& config, const std::vecto
   }
   for (Backend backend : config::all_backends) {
     if (!config.has_backend(backend) || config.is_arch_backend(backend)) continue;
-    if (config.is_tvm_ffi()) {
-      plan.notes.push_back("backend `" + std::string(config::to_string(backend)) +
-                           "` has no [kernel.*] unit; skipped (tvm-ffi kernels cannot be noarch)");
+    if (auto note = variant::backend_without_variant(config, backend)) {
+      plan.notes.push_back(*note);
       continue;
     }
     PlannedVariant planned;
@@ -150,19 +149,77 @@ Result<BuildPlan> plan_build(const config::BuildConfig& config, const std::vecto
     }
     if (names.insert(planned.name).second) plan.variants.push_back(std::move(planned));
   }
-  // Bundle variants of the reference matrix for this host that no toolchain here produced.
+  // Bundle variants of the reference matrix for this host that no toolchain here produced, and
+  // arch variants built here that are not in the bundle (e.g. a torch newer than the matrix).
   auto matrix = variant::reference_matrix();
   auto host = variant::this_host();
   if (matrix && host) {
     auto expected = variant::project_variants(*matrix, config, *host);
     if (expected) {
+      std::set<std::string> bundle;
       for (const auto& v : expected->variants) {
-        if (!v.bundle || !v.build_set || names.count(v.name_text)) continue;
-        plan.missing.push_back({v.name_text, describe_set(*v.build_set)});
+        if (!v.bundle || !v.build_set) continue;
+        bundle.insert(v.name_text);
+        if (!names.count(v.name_text)) plan.missing.push_back({v.name_text, describe_set(*v.build_set)});
+      }
+      for (const auto& v : plan.variants) {
+        if (v.flavour == Flavour::noarch || !v.toolchain || bundle.count(v.name)) continue;
+        plan.notes.push_back("`" + v.name + "` (torch " + v.toolchain->torch_version +
+                             ") is not part of the release bundle: the reference matrix has no bundle build set for it; "
+                             "it is built for use where that torch is installed");
       }
     }
   }
   return plan;
+}
+
+std::string describe_toolchain(const Toolchain& t) {
+  std::string out = "`" + t.python.string() + "` (torch " + t.torch_version;
+  if (t.cuda) out += ", CUDA " + t.cuda->version.to_string();
+  if (t.tvm_ffi_version) out += ", tvm-ffi " + *t.tvm_ffi_version;
+  return out + ")";
+}
+
+Error nothing_to_build(const config::BuildConfig& config, const std::vector<Toolchain>& toolchains,
+                       const BuildPlan& plan) {
+  auto bounds = [](const char* what, const std::optional<config::Version>& min, const std::optional<config::Version>& max) {
+    std::string out;
+    if (min) out += std::string(what) + " >= " + min->to_string();
+    if (max) out += (out.empty() ? std::string(what) + " <= " : ", <= ") + max->to_string();
+    return out;
+  };
+  std::vector<std::string> backends;
+  for (Backend backend : config::all_backends) {
+    if (config.has_backend(backend) && !variant::backend_without_variant(config, backend)) {
+      backends.push_back(std::string(config::to_string(backend)));
+    }
+  }
+  std::vector<std::string> needs;
+  needs.push_back(backends.empty() ? "a backend with a [kernel.*] unit (none is listed in general.backends)"
+                                   : "backend " + util::join(backends, " or "));
+  if (const auto* torch = std::get_if<config::TorchConfig>(&config.framework)) {
+    if (auto text = bounds("torch", torch->minver, torch->maxver); !text.empty()) needs.push_back(text);
+  }
+  if (config.general.cuda && config.has_backend(Backend::cuda)) {
+    if (auto text = bounds("CUDA", config.general.cuda->minver, config.general.cuda->maxver); !text.empty()) {
+      needs.push_back(text);
+    }
+  }
+  if (config.is_tvm_ffi()) needs.push_back("tvm-ffi (apache-tvm-ffi) installed next to torch");
+  Error error(ErrorKind::config, "Nothing to build for `" + config.general.name +
+                                     "`: no configured toolchain can build any of its variants");
+  error.causes.push_back("the project needs " + util::join(needs, "; "));
+  std::vector<std::string> found;
+  for (const auto& t : toolchains) found.push_back(describe_toolchain(t));
+  error.causes.push_back("toolchains found: " + (found.empty() ? std::string("none") : util::join(found, ", ")));
+  for (const auto& note : plan.notes) error.causes.push_back(note);
+  std::vector<std::string> sets;
+  for (const auto& m : plan.missing) {
+    if (std::find(sets.begin(), sets.end(), m.what) == sets.end()) sets.push_back(m.what);
+  }
+  if (!sets.empty()) error.hints.push_back("the reference matrix builds it with: " + util::join(sets, ", "));
+  error.hints.push_back("pass an interpreter with such a torch using `--python <PATH>` (repeatable) or `--toolchains <FILE>`");
+  return error;
 }
 
 }  // namespace kb::build

@@ -36,6 +36,15 @@ struct BuildPlan {
 
 util::Result<BuildPlan> plan_build(const config::BuildConfig& config, const std::vector<Toolchain>& toolchains);
 
+// The error of a build whose plan has no variant at all: what the project needs (backends with
+// kernels, [torch] and [general.cuda] bounds, TVM-FFI), the toolchains found, why each was not
+// used (the plan's notes), and what the reference matrix would build it with.
+util::Error nothing_to_build(const config::BuildConfig& config, const std::vector<Toolchain>& toolchains,
+                             const BuildPlan& plan);
+
+// "`<python>` (torch 2.11.0+cu130, CUDA 13.0)": a toolchain as messages name it.
+std::string describe_toolchain(const Toolchain& toolchain);
+
 // The backend whose kernels a toolchain's torch runs (cuda/rocm/xpu/metal/cpu).
 config::Backend toolchain_backend(const Toolchain& toolchain);
 

@@ -70,6 +70,13 @@ util::Result<HostSystem> this_host() {
   return HostSystem{cpu.value(), normalize_os(info.sysname).os};
 }
 
+std::optional<std::string> backend_without_variant(const BuildConfig& config, Backend backend) {
+  if (!config.has_backend(backend) || config.is_torch_noarch() || config.is_arch_backend(backend)) return std::nullopt;
+  std::string name(config::to_string(backend));
+  if (config.is_tvm_ffi()) return "backend `" + name + "` has no [kernel.*] unit; skipped (tvm-ffi kernels cannot be noarch)";
+  return "backend `" + name + "` has no [kernel.*] unit; skipped (a [torch] project builds only backends with kernels)";
+}
+
 bool build_set_applies(const BuildSet& set, const BuildConfig& config) {
   if (!config.has_backend(set.backend)) return false;
   if (set.backend == Backend::cuda && set.toolkit && config.general.cuda &&
@@ -108,9 +115,8 @@ util::Result<ProjectVariants> project_variants(const Matrix& matrix, const Build
 
   for (Backend backend : config::all_backends) {
     if (!config.has_backend(backend) || config.is_arch_backend(backend)) continue;
-    if (config.is_tvm_ffi()) {
-      out.warnings.push_back("backend `" + std::string(config::to_string(backend)) +
-                             "` has no [kernel.*] unit; skipped (tvm-ffi kernels cannot be noarch)");
+    if (auto note = backend_without_variant(config, backend)) {
+      out.warnings.push_back(*note);
       continue;
     }
     add_dedup(out.variants, make_variant(noarch_variant_name(backend), backend, std::nullopt, true));

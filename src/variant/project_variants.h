@@ -40,6 +40,12 @@ struct ProjectVariants {
   std::vector<std::string> warnings;  // e.g. tvm-ffi backends without kernel units
 };
 
+// Why listed backend `backend` produces no variant at all, or nullopt when it does: in [torch]
+// and [tvm-ffi] projects only backends with a [kernel.*] unit are built (a noarch `torch-<B>`
+// of a [torch] project would import ops that were never compiled for B); in [torch-noarch]
+// projects every listed backend has its variant. The one owner of this rule and its note.
+std::optional<std::string> backend_without_variant(const config::BuildConfig& config, config::Backend backend);
+
 // Whether build set `set` applies to `config` (backend listed, CUDA bounds, Torch bounds,
 // TVM-FFI availability for [tvm-ffi] projects). Ignores the system.
 bool build_set_applies(const BuildSet& set, const config::BuildConfig& config);

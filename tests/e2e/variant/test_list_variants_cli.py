@@ -73,14 +73,17 @@ def test_list_variants_json(kernel_builder, scaffold):
         assert [v["bundle"] for v in cpu] == [False, True, True]
 
 
-def test_list_variants_noarch_backend(kernel_builder, scaffold):
-    # Drop the metal kernel unit: metal becomes the noarch variant torch-metal.
+def test_list_variants_backend_without_kernel(kernel_builder, scaffold):
+    # Drop the metal kernel unit of this [torch] project: metal gets no variant at all (a noarch
+    # torch-metal would import ops that were never compiled for metal), and a warning says so.
     toml = (scaffold / "build.toml").read_text()
     head, _, _ = toml.partition("[kernel.addone_metal]")
     (scaffold / "build.toml").write_text(head.rstrip() + "\n")
     r = run(kernel_builder, "list-variants", str(scaffold))
     assert r.returncode == 0, r.stderr
-    assert r.stdout.splitlines()[-1] == "torch-metal"
+    assert not any(n.startswith("torch-") for n in r.stdout.splitlines())
+    assert ("warning: backend `metal` has no [kernel.*] unit; skipped (a [torch] project builds only backends "
+            "with kernels)") in r.stderr.splitlines()
     arch = run(kernel_builder, "list-variants", "--arch", str(scaffold))
     assert arch.returncode == 0
     assert "torch-metal" not in arch.stdout.splitlines()

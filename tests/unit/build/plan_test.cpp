@@ -1,6 +1,8 @@
 // Tests of build planning: arch variants per toolchain, noarch variants, stable ABI refusal.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "build/plan.h"
 #include "config/reader.h"
 
@@ -53,9 +55,13 @@ TEST(plan_build, ArchVariantsThenNoarch) {
   std::vector<Toolchain> toolchains = {toolchain(true)};
   auto plan = plan_build(config, toolchains);
   ASSERT_TRUE(plan) << plan.error().message;
+  // xpu is listed without a kernel: no variant (a noarch torch-xpu would import missing ops).
   EXPECT_EQ(names(*plan), (std::vector<std::string>{"torch211-cxx11-cpu-x86_64-linux",
-                                                    "torch211-cxx11-cu130-x86_64-linux", "torch-xpu"}));
-  EXPECT_EQ(plan->variants[2].flavour, Flavour::noarch);
+                                                    "torch211-cxx11-cu130-x86_64-linux"}));
+  EXPECT_EQ(plan->variants[1].flavour, Flavour::torch_arch);
+  EXPECT_NE(std::find(plan->notes.begin(), plan->notes.end(),
+                      "backend `xpu` has no [kernel.*] unit; skipped (a [torch] project builds only backends with kernels)"),
+            plan->notes.end());
 }
 
 TEST(plan_build, NotesMissingToolkit) {
@@ -63,7 +69,7 @@ TEST(plan_build, NotesMissingToolkit) {
   std::vector<Toolchain> toolchains = {toolchain(false)};
   auto plan = plan_build(config, toolchains);
   ASSERT_TRUE(plan);
-  EXPECT_EQ(names(*plan), (std::vector<std::string>{"torch211-cxx11-cpu-x86_64-linux", "torch-xpu"}));
+  EXPECT_EQ(names(*plan), (std::vector<std::string>{"torch211-cxx11-cpu-x86_64-linux"}));
   ASSERT_FALSE(plan->notes.empty());
   EXPECT_NE(plan->notes.front().find("missing nvcc"), std::string::npos);
 }
@@ -88,4 +94,67 @@ TEST(plan_build, NoarchProjectHasOnlyNoarchVariants) {
   ASSERT_TRUE(plan);
   EXPECT_EQ(names(*plan), (std::vector<std::string>{"torch-cpu", "torch-cuda", "torch-xpu"}));
   EXPECT_TRUE(plan->missing.empty());
+}
+
+namespace {
+Toolchain torch_toolchain(const std::string& version, bool cuda) {
+  Toolchain t = toolchain(cuda);
+  t.python = "/venv" + version + "/bin/python";
+  t.torch_version = version;
+  if (!cuda) t.torch_cuda.reset();
+  return t;
+}
+
+bool has_note(const BuildPlan& plan, const std::string& text) {
+  return std::find(plan.notes.begin(), plan.notes.end(), text) != plan.notes.end();
+}
+}  // namespace
+
+TEST(plan_build, TorchOutsideTheMatrixBuildsWithANote) {
+  auto config = parse("[torch]\nsrc = [\"torch-ext/b.cpp\"]\n");
+  std::vector<Toolchain> toolchains = {torch_toolchain("2.11.0", false), torch_toolchain("2.15.0", false)};
+  auto plan = plan_build(config, toolchains);
+  ASSERT_TRUE(plan) << plan.error().message;
+  EXPECT_EQ(names(*plan), (std::vector<std::string>{"torch211-cxx11-cpu-x86_64-linux", "torch215-cxx11-cpu-x86_64-linux"}));
+  EXPECT_TRUE(has_note(*plan, "`torch215-cxx11-cpu-x86_64-linux` (torch 2.15.0) is not part of the release bundle: the "
+                              "reference matrix has no bundle build set for it; it is built for use where that torch is installed"));
+  // torch 2.11 CPU is in the matrix, but not in the bundle.
+  EXPECT_TRUE(has_note(*plan, "`torch211-cxx11-cpu-x86_64-linux` (torch 2.11.0) is not part of the release bundle: the "
+                              "reference matrix has no bundle build set for it; it is built for use where that torch is installed"));
+}
+
+TEST(plan_build, BundleVariantHasNoNote) {
+  auto config = parse("[torch]\nsrc = [\"torch-ext/b.cpp\"]\n");
+  std::vector<Toolchain> toolchains = {torch_toolchain("2.12.1", false)};
+  auto plan = plan_build(config, toolchains);
+  ASSERT_TRUE(plan);
+  for (const auto& note : plan->notes) EXPECT_EQ(note.find("release bundle"), std::string::npos) << note;
+}
+
+TEST(plan_build, TorchBoundsSkipToolchains) {
+  auto config = parse("[torch]\nsrc = [\"torch-ext/b.cpp\"]\nminver = \"2.12\"\nmaxver = \"2.13\"\n");
+  std::vector<Toolchain> toolchains = {torch_toolchain("2.11.0", false), torch_toolchain("2.13.0", false),
+                                       torch_toolchain("2.15.0", false)};
+  auto plan = plan_build(config, toolchains);
+  ASSERT_TRUE(plan);
+  EXPECT_EQ(names(*plan), (std::vector<std::string>{"torch213-cxx11-cpu-x86_64-linux"}));
+  EXPECT_TRUE(has_note(*plan, "not building cpu with `/venv2.15.0/bin/python` (torch 2.15.0): torch is outside [torch] minver/maxver"));
+}
+
+TEST(nothing_to_build, NamesWhatTheProjectNeedsAndTheToolchainsFound) {
+  auto config = parse("[torch]\nsrc = [\"torch-ext/b.cpp\"]\nminver = \"2.12\"\nmaxver = \"2.13\"\n");
+  std::vector<Toolchain> toolchains = {torch_toolchain("2.11.0", false)};
+  auto plan = plan_build(config, toolchains);
+  ASSERT_TRUE(plan);
+  ASSERT_TRUE(plan->variants.empty());
+  auto error = nothing_to_build(config, toolchains, *plan);
+  EXPECT_EQ(error.message, "Nothing to build for `k1`: no configured toolchain can build any of its variants");
+  ASSERT_GE(error.causes.size(), 3u);
+  EXPECT_EQ(error.causes[0], "the project needs backend cpu or cuda; torch >= 2.12, <= 2.13");
+  EXPECT_EQ(error.causes[1], "toolchains found: `/venv2.11.0/bin/python` (torch 2.11.0)");
+  EXPECT_TRUE(std::find(error.causes.begin(), error.causes.end(),
+                        "not building cpu with `/venv2.11.0/bin/python` (torch 2.11.0): torch is outside [torch] minver/maxver") !=
+              error.causes.end());
+  ASSERT_EQ(error.hints.size(), 2u);
+  EXPECT_EQ(error.hints[0].rfind("the reference matrix builds it with: Python with torch 2.12", 0), 0u) << error.hints[0];
 }

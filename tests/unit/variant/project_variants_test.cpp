@@ -105,11 +105,17 @@ TEST(ProjectVariants, NonBundleSetIsListedButMarked) {
   EXPECT_FALSE(r.variants[0].buildable_here.has_value());
 }
 
-TEST(ProjectVariants, NoarchBackendsAfterArchVariants) {
+TEST(ProjectVariants, TorchProjectBackendWithoutKernelHasNoVariant) {
+  // A noarch `torch-metal` of a [torch] project would import ops never compiled for metal.
   auto c = torch_project({Backend::metal, Backend::cuda, Backend::neuron, Backend::cann, Backend::tpu}, {Backend::cuda});
-  auto n = names_of(c, arm_linux);
-  ASSERT_EQ(n.size(), 6u + 4u);
-  EXPECT_EQ(Names(n.end() - 4, n.end()), (Names{"torch-npu", "torch-metal", "torch-neuron", "torch-tpu"}));
+  auto r = project_variants(matrix(), c, arm_linux).value();
+  EXPECT_EQ(r.variants.size(), 6u);
+  for (const auto& v : r.variants) EXPECT_EQ(v.backend, Backend::cuda) << v.name_text;
+  ASSERT_EQ(r.warnings.size(), 4u);
+  EXPECT_EQ(r.warnings[1],
+            "backend `metal` has no [kernel.*] unit; skipped (a [torch] project builds only backends with kernels)");
+  EXPECT_EQ(backend_without_variant(c, Backend::cuda), std::nullopt);
+  EXPECT_EQ(backend_without_variant(c, Backend::xpu), std::nullopt);  // not listed at all
 }
 
 TEST(ProjectVariants, TorchNoarchProjectOnlyNoarch) {
@@ -139,7 +145,7 @@ TEST(ProjectVariants, StableAbiNewestTorchPerToolkit) {
             (Names{"torch-stable-abi211-cu126-x86_64-linux", "torch-stable-abi211-cu130-x86_64-linux",
                    "torch-stable-abi211-cu132-x86_64-linux", "torch212-cxx11-rocm71-x86_64-linux",
                    "torch212-cxx11-rocm72-x86_64-linux", "torch213-cxx11-rocm71-x86_64-linux",
-                   "torch213-cxx11-rocm72-x86_64-linux", "torch-metal"}));
+                   "torch213-cxx11-rocm72-x86_64-linux"}));
   for (size_t i = 0; i < 3; ++i) EXPECT_EQ(r.variants[i].build_set->torch, ver("2.13")) << r.variants[i].name_text;
 }
 
