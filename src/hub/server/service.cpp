@@ -122,6 +122,7 @@ void HubService::handle_get(const httplib::Request& request, httplib::Response& 
     return resolve(request, response, repo_request("kernel", segments, 1));
   }
   if (n >= 4 && segments[2] == "resolve") return resolve(request, response, repo_request("model", segments, 0));
+  if (page(request, response, segments)) return;
   reply_error(response, 404, "", "Not found");
 }
 

@@ -84,6 +84,10 @@ class HubService {
   // Benchmark results (benchmark_routes.cpp, docs/hub-benchmarks.md).
   void benchmarks(const httplib::Request& request, httplib::Response& response, const RepoRequest& target);
   void post_benchmark(const httplib::Request& request, httplib::Response& response, const RepoRequest& target);
+  // The HTML pages (page_routes.cpp, docs/hub-pages.md); page() is false when `segments` name none.
+  bool page(const httplib::Request& request, httplib::Response& response, const std::vector<std::string>& segments);
+  void index_page(const httplib::Request& request, httplib::Response& response);
+  void repo_page(const httplib::Request& request, httplib::Response& response, const storage::RepoId& repo);
 
   // The caller may read `repo` (it exists, and is public or the caller is a member).
   bool can_read(const std::optional<storage::User>& caller, const storage::RepoId& repo);
