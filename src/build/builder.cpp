@@ -215,6 +215,7 @@ Result<BuildSummary> run_build(const BuildOptions& options, BuildReporter& repor
   settings.nvcc_threads = nvcc_threads_from_env();
   settings.strict_manylinux = options.bundle;
   settings.use_compiler_cache = !options.no_cache;
+  settings.header_cache = !options.no_header_cache;
   settings.import_check = !options.no_import_check;
   settings.skip_checks = options.skip_checks;
   settings.stream_logs = options.print_build_logs;

@@ -25,6 +25,7 @@ struct BuildOptions {
   bool print_build_logs = false;
   std::optional<std::string> unique_id;
   bool no_cache = false;
+  bool no_header_cache = false;  // --no-header-cache (torch_pch.h)
   bool skip_checks = false;
   bool no_import_check = false;
   bool bundle = false;

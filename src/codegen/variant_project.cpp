@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <set>
 
 #include "codegen/ops_py.h"
 #include "util/strings.h"
@@ -196,6 +197,35 @@ std::vector<std::string> backend_definitions(const VariantProjectInput& input) {
   return definitions;
 }
 
+// Sources of `input` compiled with per-source options (a precompiled header must be built with
+// the same options as its users, so these keep parsing the torch headers).
+std::set<std::string> sources_with_options(const VariantProjectInput& input) {
+  std::set<std::string> out;
+  const auto& torch = std::get<config::TorchConfig>(input.config->framework);
+  if (torch.cxx_flags && !torch.cxx_flags->empty()) out.insert(torch.src.begin(), torch.src.end());
+  for (const auto* unit : input.config->units_for(input.backend)) {
+    bool options = (unit->cxx_flags && !unit->cxx_flags->empty()) || unit->backend == Backend::xpu;
+    if (options) out.insert(unit->src.begin(), unit->src.end());
+  }
+  return out;
+}
+
+// The torch header cache (kernel-builder's precompiled torch headers, src/build/torch_pch.h):
+// force-included into the listed sources when the builder passes KB_TORCH_PCH.
+std::string torch_pch_block(const VariantProjectInput& input) {
+  auto excluded = sources_with_options(input);
+  std::vector<std::string> paths;
+  for (const auto& s : input.torch_header_sources) {
+    if (is_cxx_source(s) && extension(s) != "c" && !excluded.count(s)) paths.push_back(source_path(s));
+  }
+  if (paths.empty()) return "";
+  return "# Torch header cache: sources whose first include is a torch header.\n"
+         "if(KB_TORCH_PCH AND CMAKE_CXX_COMPILER_ID STREQUAL \"GNU\")\n"
+         "  set_property(SOURCE\n    " + util::join(paths, "\n    ") +
+         "\n    APPEND PROPERTY COMPILE_OPTIONS -include \"${KB_TORCH_PCH}\" -Winvalid-pch -fpch-preprocess)\n"
+         "endif()\n";
+}
+
 util::Result<std::string> render_sources(const VariantProjectInput& input) {
   const auto& torch = std::get<config::TorchConfig>(input.config->framework);
   std::string out = "# [torch] binding sources.\n";
@@ -206,6 +236,7 @@ util::Result<std::string> render_sources(const VariantProjectInput& input) {
     if (!block) return std::move(block).error();
     out += *block;
   }
+  out += torch_pch_block(input);
   return out;
 }
 

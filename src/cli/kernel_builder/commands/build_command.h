@@ -118,6 +118,8 @@ inline void add_build_flags(CLI::App& app, BuildCommandOptions& o, bool with_var
   app.add_flag("-L,--print-build-logs", o.build.print_build_logs, "Stream compiler/CMake output to stderr");
   app.add_option("--unique-id", o.unique_id, "Unique id of this build (default: from git)");
   app.add_flag("--no-cache", o.build.no_cache, "Do not use ccache");
+  app.add_flag("--no-header-cache", o.build.no_header_cache,
+               "Do not use the shared torch header cache (precompiled torch headers in $XDG_CACHE_HOME/kernel-builder)");
   app.add_flag("--skip-checks", o.build.skip_checks, "Skip the layout, lint and import checks");
   app.add_flag("--no-import-check", o.build.no_import_check, "Skip the post-build import test");
   app.add_flag("--bundle", o.build.bundle, "Release build: every bundle variant of the reference matrix");
