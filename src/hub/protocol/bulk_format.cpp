@@ -23,6 +23,10 @@ bool write_bulk_stream(const std::vector<BulkEntry>& entries,
   for (const auto& entry : entries) {
     std::string header = json{{"path", entry.path}, {"size", entry.size}, {"sha256", entry.sha256}}.dump() + "\n";
     if (!write(header.data(), header.size())) return false;
+    if (entry.produce) {
+      if (!entry.produce(write)) return false;
+      continue;
+    }
     std::ifstream in(entry.source, std::ios::binary);
     uint64_t left = entry.size;
     while (left > 0 && in) {

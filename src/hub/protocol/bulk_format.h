@@ -26,6 +26,9 @@ struct BulkEntry {
   uint64_t size = 0;
   std::string sha256;   // hex digest of the content
   std::filesystem::path source;  // server side: where the bytes are read from
+  // Server side, instead of `source`: writes exactly `size` bytes of content (a file stored in
+  // another form, e.g. Xet xorbs); false when it or `write` failed.
+  std::function<bool(const std::function<bool(const char*, size_t)>& write)> produce;
 };
 
 // Writes the stream for `entries`; `write` returns false to abort (client went away).

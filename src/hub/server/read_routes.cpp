@@ -203,6 +203,14 @@ void HubService::resolve(const httplib::Request& request, httplib::Response& res
     return reply_error(response, 404, "EntryNotFound", "Entry not found: " + path);
   }
   const storage::TreeEntry& entry = it->second;
+  std::string etag = "\"" + etag_of(entry) + "\"";
+  response.set_header("ETag", etag);
+  response.set_header("X-Linked-Etag", etag);
+  response.set_header("X-Linked-Size", std::to_string(entry.size));
+  response.set_header("Accept-Ranges", "bytes");
+  xet_resolve_headers(request, response, target, *id.value, entry);
+  // A file uploaded through Xet is stored as xorbs only: served by reconstruction.
+  if (!store_.objects().contains(entry.sha256)) return serve_xet_content(response, path, entry);
   auto file = std::make_shared<OpenFile>(store_.objects().path_of(entry.sha256));
   if (file->fd < 0) return reply_error(response, 500, "", "Stored object of `" + path + "` is missing");
   struct stat info {};
@@ -210,12 +218,8 @@ void HubService::resolve(const httplib::Request& request, httplib::Response& res
     // Never promise a Content-Length the body cannot keep.
     return reply_error(response, 500, "", "Stored object of `" + path + "` does not have its recorded size");
   }
-  std::string etag = "\"" + etag_of(entry) + "\"";
-  response.set_header("ETag", etag);
-  response.set_header("X-Linked-Etag", etag);
-  response.set_header("X-Linked-Size", std::to_string(entry.size));
-  response.set_header("Accept-Ranges", "bytes");
-  response.status = 200;
+  // Status left unset: httplib answers 200, or 206 with the requested ranges (an explicit 200
+  // would stay 200 over a partial body).
   response.set_content_provider(
       entry.size, "application/octet-stream",
       [file](size_t offset, size_t length, httplib::DataSink& sink) {
@@ -240,7 +244,18 @@ void HubService::bulk(const httplib::Request& request, httplib::Response& respon
   std::vector<BulkEntry> entries;
   std::string prefix = dir.empty() ? "" : dir + "/";
   for (auto it = commit->tree.lower_bound(prefix); it != commit->tree.end() && it->first.rfind(prefix, 0) == 0; ++it) {
-    entries.push_back(BulkEntry{it->first, it->second.size, it->second.sha256, store_.objects().path_of(it->second.sha256)});
+    entries.push_back(BulkEntry{it->first, it->second.size, it->second.sha256, store_.objects().path_of(it->second.sha256), {}});
+    if (!store_.objects().contains(it->second.sha256)) {
+      // Uploaded through Xet: streamed from its xorbs.
+      auto file = xet_file_of(it->second, false);
+      if (!file || file->size != it->second.size) {
+        return reply_error(response, 500, "", "Stored content of `" + it->first + "` is missing");
+      }
+      auto reader = std::make_shared<storage::XetFileReader>(store_.xet(), *file);
+      entries.back().produce = [reader](const std::function<bool(const char*, size_t)>& write) {
+        return reader->read(0, reader->file().size, write);
+      };
+    }
   }
   if (entries.empty()) return reply_error(response, 404, "EntryNotFound", "Path `" + dir + "` not found");
   response.status = 200;

@@ -100,6 +100,9 @@ void HubService::handle_get(const httplib::Request& request, httplib::Response& 
   if (n >= 2 && segments[0] == "api") {
     if (n == 2 && segments[1] == "whoami-v2") return whoami(request, response);
     if (n == 3 && segments[1] == "kernel-hub" && segments[2] == "capabilities") return capabilities(response);
+    if (n >= 3 && segments[1] == "kernel-hub" && segments[2] == "xet") {
+      return xet_cas_get(request, response, {segments.begin() + 3, segments.end()});
+    }
     if (n == 4 && segments[1] == "organizations" && segments[3] == "overview") {
       return organization_overview(percent_decode(segments[2]), response);
     }
@@ -112,6 +115,8 @@ void HubService::handle_get(const httplib::Request& request, httplib::Response& 
       if (verb == "revision" && target.rest.size() >= 2) {
         return revision_info(request, response, target, decoded_path(target.rest, 1));
       }
+      if (verb == "xet-read-token") return xet_token(request, response, target, XetScope::read);
+      if (verb == "xet-write-token") return xet_token(request, response, target, XetScope::write);
       if (verb == "tree" && target.rest.size() >= 2) return tree(request, response, target);
       if (verb == "bulk" && target.rest.size() >= 2) return bulk(request, response, target);
       if (verb == "benchmarks") return benchmarks(request, response, target);
@@ -131,6 +136,9 @@ void HubService::handle_post(const httplib::Request& request, httplib::Response&
   size_t n = segments.size();
   if (n == 3 && segments[0] == "api" && segments[1] == "repos" && segments[2] == "create") {
     return create_repo(request, response);
+  }
+  if (n >= 3 && segments[0] == "api" && segments[1] == "kernel-hub" && segments[2] == "xet") {
+    return xet_cas_post(request, response, {segments.begin() + 3, segments.end()});
   }
   if (n == 5 && segments[0] == "api" && segments[1] == "kernel-hub" && segments[2] == "lfs" && segments[4] == "verify") {
     return lfs_verify(segments[3], request, response);

@@ -19,6 +19,7 @@
 #include "hub/storage/benchmark_store.h"
 #include "hub/storage/repo_store.h"
 #include "hub/storage/usage.h"
+#include "hub/server/xet_tokens.h"
 
 namespace kb::hub::server {
 
@@ -89,6 +90,30 @@ class HubService {
   void index_page(const httplib::Request& request, httplib::Response& response);
   void repo_page(const httplib::Request& request, httplib::Response& response, const storage::RepoId& repo);
 
+  // Xet storage (xet_routes.cpp, docs/hub-xet.md).
+  void xet_token(const httplib::Request& request, httplib::Response& response, const RepoRequest& target,
+                 XetScope scope);
+  void xet_cas_get(const httplib::Request& request, httplib::Response& response, const std::vector<std::string>& rest);
+  void xet_cas_post(const httplib::Request& request, httplib::Response& response, const std::vector<std::string>& rest);
+  void xet_upload_xorb(const httplib::Request& request, httplib::Response& response, const std::string& hash);
+  void xet_upload_shard(const httplib::Request& request, httplib::Response& response);
+  void xet_dedup(const httplib::Request& request, httplib::Response& response, const std::string& chunk);
+  void xet_reconstruction(const httplib::Request& request, httplib::Response& response, const std::string& file_id,
+                          int version);
+  void xet_xorb_data(const httplib::Request& request, httplib::Response& response, const std::string& xorb);
+  // The CAS caller's grant (replies 401/403 and returns nothing on refusal).
+  std::optional<XetGrant> xet_grant(const httplib::Request& request, httplib::Response& response, XetScope needed);
+  static std::optional<storage::User> grant_caller(const XetGrant& grant);
+  bool reachable_xet_file(const XetGrant& grant, const storage::XetFile& file);
+  const XetCredentials* xet_credentials(httplib::Response& response);
+  // The Xet form of an LFS entry (made from its stored body when `import`), for resolve.
+  std::optional<storage::XetFile> xet_file_of(const storage::TreeEntry& entry, bool import);
+  void xet_resolve_headers(const httplib::Request& request, httplib::Response& response, const RepoRequest& target,
+                           const std::string& commit, const storage::TreeEntry& entry);
+  void serve_xet_content(httplib::Response& response, const std::string& path, const storage::TreeEntry& entry);
+  // Size of the content with this SHA-256, in the object store or in Xet storage.
+  std::optional<uint64_t> stored_content_size(const std::string& sha256);
+
   // The caller may read `repo` (it exists, and is public or the caller is a member).
   bool can_read(const std::optional<storage::User>& caller, const storage::RepoId& repo);
   // `repo` owns the object, or a repository the caller can read does (docs/hub-security.md).
@@ -120,6 +145,8 @@ class HubService {
   storage::Accounts accounts_;
   storage::UsageLedger usage_;
   storage::BenchmarkStore benchmarks_;
+  std::mutex xet_guard_;
+  std::optional<XetCredentials> xet_credentials_;
   std::mutex tickets_guard_;
   std::map<std::string, UploadTicket> tickets_;
 };

@@ -273,17 +273,16 @@ void HubService::commit(const httplib::Request& request, httplib::Response& resp
       }
       case protocol::CommitOpKind::lfs_file: {
         // The same answer whether the object exists elsewhere or nowhere: nothing leaks.
-        if (!store_.objects().contains(op.oid) || !reachable_object(caller, target.repo, op.oid)) {
+        // The body came through LFS (object store) or Xet (a verified shard recorded its SHA-256).
+        auto stored_size = stored_content_size(op.oid);
+        if (!stored_size || !reachable_object(caller, target.repo, op.oid)) {
           return reply_error(response, 422, "", "LFS object `" + op.oid + "` of `" + op.path +
                                                     "` was not uploaded to `" + target.repo.full() + "`");
         }
-        std::error_code ec;
-        uint64_t stored_size = std::filesystem::file_size(store_.objects().path_of(op.oid), ec);
-        if (ec) return reply_error(response, 500, "", "Stored object `" + op.oid + "` cannot be read");
-        if (stored_size != op.size) {
+        if (*stored_size != op.size) {
           return reply_error(response, 422, "", "Declared size " + std::to_string(op.size) + " of `" + op.path +
                                                     "` differs from the uploaded object's size " +
-                                                    std::to_string(stored_size));
+                                                    std::to_string(*stored_size));
         }
         store_op.entry = storage::TreeEntry{util::git_blob_sha1(storage::lfs_pointer(op.oid, op.size)), op.oid,
                                             op.size, true};

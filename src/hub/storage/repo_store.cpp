@@ -73,7 +73,8 @@ class RepoStore::WriteLock {
   int fd_ = -1;
 };
 
-RepoStore::RepoStore(fs::path root) : root_(std::move(root)), objects_(root_), ownership_(root_ / "repos") {}
+RepoStore::RepoStore(fs::path root)
+    : root_(std::move(root)), objects_(root_), xet_(root_), ownership_(root_ / "repos") {}
 
 bool RepoStore::valid_name(const std::string& name) { return protocol::check_repo_name(name).ok(); }
 

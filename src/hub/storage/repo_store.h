@@ -21,6 +21,7 @@
 #include "hub/storage/commit.h"
 #include "hub/storage/object_store.h"
 #include "hub/storage/ownership.h"
+#include "hub/storage/xet_store.h"
 
 namespace kb::hub::storage {
 
@@ -115,6 +116,8 @@ class RepoStore {
   explicit RepoStore(std::filesystem::path root);
 
   ObjectStore& objects() { return objects_; }
+  // Contents uploaded through Xet (xet_store.h): a commit may reference them like objects.
+  XetStore& xet() { return xet_; }
   const std::filesystem::path& root() const { return root_; }
 
   // A namespace or repository name (protocol::check_repo_name).
@@ -179,6 +182,7 @@ class RepoStore {
 
   std::filesystem::path root_;
   ObjectStore objects_;
+  XetStore xet_;
   Ownership ownership_;
   std::shared_mutex gc_guard_;
   std::mutex mutexes_guard_;

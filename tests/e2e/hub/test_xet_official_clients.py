@@ -1,0 +1,129 @@
+"""huggingface_hub 1.33 and 2.4.0 with hf_xet (their default install) against kernel-hub's Xet
+storage: each client runs in a subprocess with a clean environment (no HF_HUB_DISABLE_XET), so it
+uploads and downloads through Xet exactly as a fresh `pip install huggingface_hub` does."""
+import hashlib
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[3]
+DRIVER = Path(__file__).with_name("xet_client.py")
+CLIENTS = {
+    "hf-1.33": None,                               # the .venv's huggingface_hub
+    "hf-2.4": str(REPO_ROOT / ".hf2-site"),        # 2.4.0, installed for PYTHONPATH
+}
+
+
+def client_env(hub, token, home, pythonpath=None, disable_xet=False):
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("HF_", "HUGGINGFACE_")) and k != "PYTHONPATH"}
+    env.update(HF_ENDPOINT=hub.url, HF_HOME=str(home), HF_HUB_DISABLE_TELEMETRY="1",
+               HF_XET_CACHE=str(home / "xet"), HF_HUB_DISABLE_PROGRESS_BARS="1")
+    if token:
+        env["HF_TOKEN"] = token
+    if pythonpath:
+        env["PYTHONPATH"] = pythonpath
+    if disable_xet:
+        env["HF_HUB_DISABLE_XET"] = "1"
+    return env
+
+
+def run_client(env, action, **args):
+    result = subprocess.run([sys.executable, str(DRIVER), action, json.dumps(args)], env=env,
+                            capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, f"{action} failed:\n{result.stderr[-4000:]}"
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def xet_requests(hub, method, kind):
+    """Access-log lines of CAS requests: ("POST", "xorbs") -> uploads of xorbs."""
+    return [line for line in hub.log().splitlines() if line.startswith(f"{method} /api/kernel-hub/xet/") and kind in line]
+
+
+def make_folder(root: Path) -> dict:
+    """Small text files, a >10 MB file and binary files with NUL bytes."""
+    files = {
+        "README.md": b"# demo\n",
+        "config.json": b'{"hidden": 8}\n',
+        "weights/big.bin": os.urandom(12 * 1024 * 1024 + 12345),
+        "weights/small.bin": b"\x00\x01\x02" * 5000 + b"\x00",
+        "nested/deep/zeros.bin": b"\x00" * 300000,
+    }
+    for path, data in files.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_bytes(data)
+    return files
+
+
+def plain_get(url, token=None, headers=None):
+    import urllib.request
+    request = urllib.request.Request(url, headers=dict(headers or {}))
+    if token:
+        request.add_header("Authorization", f"Bearer {token}")
+    with urllib.request.urlopen(request) as response:
+        return response.status, dict(response.headers), response.read()
+
+
+@pytest.mark.parametrize("client", sorted(CLIENTS))
+def test_xet_upload_then_plain_resolve_and_xet_download(hub, tmp_path, client):
+    token = hub.add_user("alice")
+    env = client_env(hub, token, tmp_path / "home", CLIENTS[client])
+    run_client(env, "create_repo", repo_id="alice/demo", repo_type="model")
+    folder = tmp_path / "folder"
+    files = make_folder(folder)
+    out = run_client(env, "upload_folder", repo_id="alice/demo", repo_type="model", folder=str(folder))
+    assert out["xet"] is True
+    assert out["version"] == ("1.33.0" if client == "hf-1.33" else "2.4.0")
+    # It went through Xet: xorbs and a shard were uploaded, and no LFS batch was asked for.
+    assert xet_requests(hub, "POST", "/v1/xorbs/default/"), hub.log()[-3000:]
+    assert xet_requests(hub, "POST", "/v1/shards")
+    assert "/info/lfs/objects/batch" not in hub.log()
+    # Stored as xorbs only: nothing of the big file is in the LFS object store.
+    big_sha = hashlib.sha256(files["weights/big.bin"]).hexdigest()
+    assert not (hub.root / "objects" / big_sha[:2] / big_sha).exists()
+
+    # Plain resolve (what LFS clients and our loader use) streams it from the xorbs.
+    for path, data in files.items():
+        status, headers, body = plain_get(f"{hub.url}/alice/demo/resolve/main/{path}", token)
+        assert status == 200 and body == data, path
+    status, headers, body = plain_get(f"{hub.url}/alice/demo/resolve/main/weights/big.bin", token,
+                                      {"Range": "bytes=1000000-2500000"})
+    assert status == 206 and body == files["weights/big.bin"][1000000:2500001]
+    assert headers["ETag"] == f'"{big_sha}"'
+    assert headers["X-Xet-Hash"] and "xet-read-token" in headers["Link"]
+
+    # The same client downloads through Xet (reconstruction + signed xorb ranges).
+    before = len(xet_requests(hub, "GET", "/reconstructions/"))
+    local = run_client(env, "download", repo_id="alice/demo", repo_type="model", filename="weights/big.bin",
+                       cache_dir=str(tmp_path / "cache"))["result"]
+    assert Path(local).read_bytes() == files["weights/big.bin"]
+    assert len(xet_requests(hub, "GET", "/reconstructions/")) > before
+    assert xet_requests(hub, "GET", "/data/")
+    snapshot = run_client(env, "snapshot", repo_id="alice/demo", repo_type="model",
+                          cache_dir=str(tmp_path / "snap"))["result"]
+    for path, data in files.items():
+        assert (Path(snapshot) / path).read_bytes() == data, path
+
+
+@pytest.mark.parametrize("client", sorted(CLIENTS))
+def test_lfs_upload_then_xet_download(hub, tmp_path, client):
+    token = hub.add_user("bob")
+    lfs_env = client_env(hub, token, tmp_path / "home-lfs", CLIENTS[client], disable_xet=True)
+    run_client(lfs_env, "create_repo", repo_id="bob/lfs", repo_type="model")
+    folder = tmp_path / "folder"
+    files = make_folder(folder)
+    out = run_client(lfs_env, "upload_folder", repo_id="bob/lfs", repo_type="model", folder=str(folder))
+    assert out["xet"] is False
+    assert "/info/lfs/objects/batch" in hub.log()
+    assert not xet_requests(hub, "POST", "/v1/")
+
+    xet_env = client_env(hub, token, tmp_path / "home-xet", CLIENTS[client])
+    for path in ("weights/big.bin", "weights/small.bin", "nested/deep/zeros.bin"):
+        local = run_client(xet_env, "download", repo_id="bob/lfs", repo_type="model", filename=path,
+                           cache_dir=str(tmp_path / "cache"))["result"]
+        assert Path(local).read_bytes() == files[path], path
+    assert xet_requests(hub, "GET", "/reconstructions/"), hub.log()[-3000:]
+    assert xet_requests(hub, "GET", "/data/")
