@@ -37,7 +37,11 @@ struct OpenFile {
   OpenFile& operator=(const OpenFile&) = delete;
 };
 
-json file_entry(const std::string& path, const storage::TreeEntry& entry) {
+std::string etag_of(const storage::TreeEntry& entry) { return entry.lfs ? entry.sha256 : entry.oid; }
+
+}  // namespace
+
+json tree_file_entry(const std::string& path, const storage::TreeEntry& entry) {
   json out = {{"type", "file"}, {"oid", entry.oid}, {"size", entry.size}, {"path", path}};
   if (entry.lfs) {
     out["lfs"] = {{"oid", entry.sha256}, {"size", entry.size},
@@ -47,7 +51,7 @@ json file_entry(const std::string& path, const storage::TreeEntry& entry) {
 }
 
 // A stable id for a directory: sha1 over the (path, oid) pairs beneath it.
-std::string directory_oid(const storage::Commit& commit, const std::string& dir) {
+std::string tree_directory_oid(const storage::Commit& commit, const std::string& dir) {
   util::Hasher hasher(util::HashAlgorithm::sha1);
   std::string prefix = dir + "/";
   for (auto it = commit.tree.lower_bound(prefix); it != commit.tree.end() && it->first.rfind(prefix, 0) == 0; ++it) {
@@ -55,10 +59,6 @@ std::string directory_oid(const storage::Commit& commit, const std::string& dir)
   }
   return util::to_hex(hasher.finish());
 }
-
-std::string etag_of(const storage::TreeEntry& entry) { return entry.lfs ? entry.sha256 : entry.oid; }
-
-}  // namespace
 
 void HubService::whoami(const httplib::Request& request, httplib::Response& response) {
   std::optional<storage::User> caller;
@@ -88,7 +88,11 @@ void HubService::refs(const httplib::Request& request, httplib::Response& respon
   for (const auto& [name, commit] : all.value->branches) {
     branches.push_back({{"name", name}, {"ref", "refs/heads/" + name}, {"targetCommit", commit}});
   }
-  json body = {{"branches", branches}, {"converts", json::array()}, {"tags", json::array()}};
+  json tags = json::array();
+  for (const auto& [name, commit] : all.value->tags) {
+    tags.push_back({{"name", name}, {"ref", "refs/tags/" + name}, {"targetCommit", commit}});
+  }
+  json body = {{"branches", branches}, {"converts", json::array()}, {"tags", tags}};
   if (bool_param(request, "include_prs")) {
     json prs = json::array();
     for (const auto& [number, commit] : all.value->pull_requests) {
@@ -111,10 +115,24 @@ void HubService::revision_info(const httplib::Request& request, httplib::Respons
   if (!commit.ok()) return reply_problem(response, commit.problem);
   json body = {{"id", target.repo.full()}, {"sha", *id.value}, {"private", info.value->is_private},
                {"author", target.repo.name_space}, {"lastModified", (*commit.value)->time},
-               {"createdAt", info.value->created}, {"gated", false}, {"disabled", false}};
+               {"createdAt", info.value->created},
+               {"gated", info.value->gated.empty() ? json(false) : json(info.value->gated)}, {"disabled", false}};
   if (target.repo.type == "model") {
+    // `blobs` (files_metadata=True in huggingface_hub) adds sizes, blob ids and LFS metadata.
+    bool blobs = bool_param(request, "blobs");
     json siblings = json::array();
-    for (const auto& [path, entry] : (*commit.value)->tree) siblings.push_back({{"rfilename", path}});
+    for (const auto& [path, entry] : (*commit.value)->tree) {
+      json sibling = {{"rfilename", path}};
+      if (blobs) {
+        sibling["size"] = entry.size;
+        sibling["blobId"] = entry.oid;
+        if (entry.lfs) {
+          sibling["lfs"] = {{"sha256", entry.sha256}, {"size", entry.size},
+                            {"pointerSize", storage::lfs_pointer(entry.sha256, entry.size).size()}};
+        }
+      }
+      siblings.push_back(std::move(sibling));
+    }
     body["siblings"] = siblings;
   }
   response.set_header("X-Kernel-Hub-Bulk", std::to_string(kBulkFormatVersion));
@@ -168,13 +186,13 @@ void HubService::tree(const httplib::Request& request, httplib::Response& respon
   size_t index = 0;
   for (const auto& d : directories) {
     if (index >= start && index < start + page) {
-      body.push_back({{"type", "directory"}, {"oid", directory_oid(commit, d)}, {"path", d}});
+      body.push_back({{"type", "directory"}, {"oid", tree_directory_oid(commit, d)}, {"path", d}});
     }
     ++index;
   }
   for (const auto& [path, entry] : files) {
     if (index >= start && index < start + page) {
-      json e = file_entry(path, *entry);
+      json e = tree_file_entry(path, *entry);
       if (expand) e["lastCommit"] = {{"id", *id.value}, {"title", commit.message}, {"date", commit.time}};
       body.push_back(std::move(e));
     }
@@ -190,7 +208,7 @@ void HubService::tree(const httplib::Request& request, httplib::Response& respon
 }
 
 void HubService::resolve(const httplib::Request& request, httplib::Response& response, const RepoRequest& target) {
-  if (!authorize(request, response, target.repo, Access::read)) return;
+  if (!authorize(request, response, target.repo, Access::download)) return;
   auto [revision, path_index] = split_revision(target.rest, 1);
   std::string path = decoded_path(target.rest, path_index);
   auto id = store_.resolve(target.repo, revision);
@@ -231,7 +249,7 @@ void HubService::resolve(const httplib::Request& request, httplib::Response& res
 }
 
 void HubService::bulk(const httplib::Request& request, httplib::Response& response, const RepoRequest& target) {
-  if (!authorize(request, response, target.repo, Access::read)) return;
+  if (!authorize(request, response, target.repo, Access::download)) return;
   auto [revision, path_index] = split_revision(target.rest, 1);
   std::string dir = decoded_path(target.rest, path_index);
   while (!dir.empty() && dir.back() == '/') dir.pop_back();

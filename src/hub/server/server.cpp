@@ -57,12 +57,12 @@ httplib::Server::HandlerResponse check_head(const HubLimits& limits, const httpl
                                             httplib::Response& response) {
   using HandlerResponse = httplib::Server::HandlerResponse;
   const std::string& method = request.method;
-  if (method != "GET" && method != "HEAD" && method != "POST" && method != "PUT") {
+  if (method != "GET" && method != "HEAD" && method != "POST" && method != "PUT" && method != "DELETE") {
     reply_error(response, 405, "", "Method `" + method + "` is not supported");
-    response.set_header("Allow", "GET, HEAD, POST, PUT");
+    response.set_header("Allow", "GET, HEAD, POST, PUT, DELETE");
     return HandlerResponse::Handled;
   }
-  if ((method == "POST" || method == "PUT") && request.is_multipart_form_data()) {
+  if ((method == "POST" || method == "PUT" || method == "DELETE") && request.is_multipart_form_data()) {
     reply_error(response, 415, "", "multipart/form-data bodies are not accepted");
     return HandlerResponse::Handled;
   }
@@ -90,24 +90,30 @@ ConnectionOptions connection_options(const ServerOptions& options) {
   return connections;
 }
 
-// Every method to HubService. POST bodies are read here, under --max-request-body, rather than
-// by httplib (which reads any size into memory, chunked ones included); PUT bodies (uploads)
-// are read by the handler, cut off at --max-file-size.
+// Every method to HubService. POST and DELETE bodies are read here, under --max-request-body,
+// rather than by httplib (which reads any size into memory, chunked ones included); PUT bodies
+// (uploads) are read by the handler, cut off at --max-file-size.
 void route(ConnectionServer& http, const std::shared_ptr<HubService>& service, const HubLimits& limits) {
   http.Get(".*", [service](const httplib::Request& q, httplib::Response& r) { service->handle_get(q, r); });
-  http.Post(".*", [service, limits](const httplib::Request& q, httplib::Response& r, const httplib::ContentReader& reader) {
-    bool over_limit = false;
-    std::string body;
-    bool complete = limited_reader(reader, limits.max_request_body, over_limit)([&body](const char* data, size_t size) {
-      body.append(data, size);
-      return true;
-    });
-    if (over_limit) return reply_too_large(r, "Request body", "--max-request-body", limits.max_request_body);
-    if (!complete) return reply_error(r, 400, "", "Could not read the request body");
-    httplib::Request with_body = q;
-    with_body.body = std::move(body);
-    service->handle_post(with_body, r);
-  });
+  auto with_body = [service, limits](bool is_delete) {
+    return [service, limits, is_delete](const httplib::Request& q, httplib::Response& r,
+                                        const httplib::ContentReader& reader) {
+      bool over_limit = false;
+      std::string body;
+      bool complete = limited_reader(reader, limits.max_request_body, over_limit)([&body](const char* data, size_t size) {
+        body.append(data, size);
+        return true;
+      });
+      if (over_limit) return reply_too_large(r, "Request body", "--max-request-body", limits.max_request_body);
+      if (!complete) return reply_error(r, 400, "", "Could not read the request body");
+      httplib::Request read = q;
+      read.body = std::move(body);
+      if (is_delete) return service->handle_delete(read, r);
+      service->handle_post(read, r);
+    };
+  };
+  http.Post(".*", with_body(false));
+  http.Delete(".*", with_body(true));
   http.Put(".*", [service, limits](const httplib::Request& q, httplib::Response& r, const httplib::ContentReader& reader) {
     bool over_limit = false;
     service->handle_put(q, r, limited_reader(reader, limits.max_file_size, over_limit));

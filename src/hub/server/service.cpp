@@ -82,6 +82,14 @@ bool HubService::authorize(const httplib::Request& request, httplib::Response& r
     reply_error(response, caller ? 404 : 401, "RepoNotFound", "Repository not found");
     return false;
   }
+  if (access == Access::download && !member) {
+    auto info = store_.repo_info(repo);
+    if (info.ok() && !info.value->gated.empty()) {
+      reply_error(response, caller ? 403 : 401, "GatedRepo",
+                  "Access to `" + repo.full() + "` is restricted to members of `" + repo.name_space + "` (gated repository)");
+      return false;
+    }
+  }
   if (access == Access::write && !caller) {
     reply_error(response, 401, "", "Authentication required to write to `" + repo.full() + "`");
     return false;
@@ -118,6 +126,9 @@ void HubService::handle_get(const httplib::Request& request, httplib::Response& 
       if (verb == "xet-read-token") return xet_token(request, response, target, XetScope::read);
       if (verb == "xet-write-token") return xet_token(request, response, target, XetScope::write);
       if (verb == "tree" && target.rest.size() >= 2) return tree(request, response, target);
+      if (verb == "commits" && target.rest.size() >= 2) return commits(request, response, target);
+      if (verb == "discussions" && target.rest.size() == 1) return list_discussions(request, response, target);
+      if (verb == "discussions" && target.rest.size() == 2) return discussion_details(request, response, target);
       if (verb == "bulk" && target.rest.size() >= 2) return bulk(request, response, target);
       if (verb == "benchmarks") return benchmarks(request, response, target);
     }
@@ -137,6 +148,7 @@ void HubService::handle_post(const httplib::Request& request, httplib::Response&
   if (n == 3 && segments[0] == "api" && segments[1] == "repos" && segments[2] == "create") {
     return create_repo(request, response);
   }
+  if (n == 2 && segments[0] == "api" && segments[1] == "validate-yaml") return validate_yaml(request, response);
   if (n >= 3 && segments[0] == "api" && segments[1] == "kernel-hub" && segments[2] == "xet") {
     return xet_cas_post(request, response, {segments.begin() + 3, segments.end()});
   }
@@ -152,7 +164,10 @@ void HubService::handle_post(const httplib::Request& request, httplib::Response&
         if (verb == "branch") return create_branch(request, response, target);
         if (verb == "preupload") return preupload(request, response, target);
         if (verb == "commit") return commit(request, response, target);
+        if (verb == "tag") return create_tag(request, response, target);
+        if (verb == "paths-info") return paths_info(request, response, target);
       }
+      if (verb == "discussions" && target.rest.size() == 1) return create_discussion(request, response, target);
       if (verb == "benchmarks") return benchmarks(request, response, target);
     }
   }
@@ -176,6 +191,23 @@ void HubService::handle_put(const httplib::Request& request, httplib::Response& 
   auto segments = raw_segments(request.target);
   if (segments.size() == 4 && segments[0] == "api" && segments[1] == "kernel-hub" && segments[2] == "lfs") {
     return lfs_upload(segments[3], request, response, reader);
+  }
+  if (segments.size() == 5 && segments[0] == "api" && segments[4] == "settings" && !repo_type_of(segments[1]).empty()) {
+    return update_settings(request, response, repo_request(repo_type_of(segments[1]), segments, 2), reader);
+  }
+  reply_error(response, 404, "", "Not found");
+}
+
+void HubService::handle_delete(const httplib::Request& request, httplib::Response& response) {
+  auto segments = raw_segments(request.target);
+  size_t n = segments.size();
+  if (n == 3 && segments[0] == "api" && segments[1] == "repos" && segments[2] == "delete") {
+    return delete_repo(request, response);
+  }
+  if (n >= 6 && segments[0] == "api" && !repo_type_of(segments[1]).empty()) {
+    RepoRequest target = repo_request(repo_type_of(segments[1]), segments, 2);
+    if (target.rest[0] == "branch") return delete_branch(request, response, target);
+    if (target.rest[0] == "tag") return delete_tag(request, response, target);
   }
   reply_error(response, 404, "", "Not found");
 }

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include <httplib.h>
+#include <nlohmann/json.hpp>
 
 #include "hub/storage/accounts.h"
 #include "hub/storage/benchmark_store.h"
@@ -51,9 +52,12 @@ class HubService {
   void handle_post(const httplib::Request& request, httplib::Response& response);
   void handle_put(const httplib::Request& request, httplib::Response& response,
                   const httplib::ContentReader& reader);
+  void handle_delete(const httplib::Request& request, httplib::Response& response);
 
  private:
-  enum class Access { read, write };
+  // read: metadata; download: file contents (refused for gated repositories to non-members);
+  // write: members of the namespace.
+  enum class Access { read, download, write };
   // Authenticates the caller and checks access to `repo`; replies and returns false on refusal.
   bool authorize(const httplib::Request& request, httplib::Response& response,
                  const storage::RepoId& repo, Access access, std::optional<storage::User>* caller = nullptr);
@@ -114,6 +118,26 @@ class HubService {
   // Size of the content with this SHA-256, in the object store or in Xet storage.
   std::optional<uint64_t> stored_content_size(const std::string& sha256);
 
+  // Repository management (manage_routes.cpp): card validation, deletion, tags, settings.
+  void validate_yaml(const httplib::Request& request, httplib::Response& response);
+  void delete_repo(const httplib::Request& request, httplib::Response& response);
+  void delete_branch(const httplib::Request& request, httplib::Response& response, const RepoRequest& target);
+  void create_tag(const httplib::Request& request, httplib::Response& response, const RepoRequest& target);
+  void delete_tag(const httplib::Request& request, httplib::Response& response, const RepoRequest& target);
+  void update_settings(const httplib::Request& request, httplib::Response& response, const RepoRequest& target,
+                       const httplib::ContentReader& reader);
+  // History and community (history_routes.cpp): commit listing, paths-info, discussions.
+  void commits(const httplib::Request& request, httplib::Response& response, const RepoRequest& target);
+  void paths_info(const httplib::Request& request, httplib::Response& response, const RepoRequest& target);
+  void list_discussions(const httplib::Request& request, httplib::Response& response, const RepoRequest& target);
+  void discussion_details(const httplib::Request& request, httplib::Response& response, const RepoRequest& target);
+  void create_discussion(const httplib::Request& request, httplib::Response& response, const RepoRequest& target);
+  // Write access to `revision` (docs/hub-security.md, "Pull requests"): members write anywhere;
+  // any signed-in reader may open a pull request (`create_pr`) and write to the refs/pr/<n> it
+  // authored. Replies and returns false on refusal.
+  bool authorize_revision(const httplib::Request& request, httplib::Response& response, const storage::RepoId& repo,
+                          const std::string& revision, bool create_pr, std::optional<storage::User>& caller);
+
   // The caller may read `repo` (it exists, and is public or the caller is a member).
   bool can_read(const std::optional<storage::User>& caller, const storage::RepoId& repo);
   // `repo` owns the object, or a repository the caller can read does (docs/hub-security.md).
@@ -150,6 +174,11 @@ class HubService {
   std::mutex tickets_guard_;
   std::map<std::string, UploadTicket> tickets_;
 };
+
+// The tree listing's JSON entry of a file (also paths-info's), and the stable id of a directory:
+// sha1 over the (path, oid) pairs beneath it.
+nlohmann::json tree_file_entry(const std::string& path, const storage::TreeEntry& entry);
+std::string tree_directory_oid(const storage::Commit& commit, const std::string& dir);
 
 // "{a}/{b}/.../" joined from raw segments [first, end), each percent-decoded.
 std::string decoded_path(const std::vector<std::string>& segments, size_t first);

@@ -88,8 +88,9 @@ void HubService::create_branch(const httplib::Request& request, httplib::Respons
 }
 
 void HubService::preupload(const httplib::Request& request, httplib::Response& response, const RepoRequest& target) {
-  if (!authorize(request, response, target.repo, Access::write)) return;
   std::string revision = decoded_path(target.rest, 1);
+  std::optional<storage::User> caller;
+  if (!authorize_revision(request, response, target.repo, revision, bool_param(request, "create_pr"), caller)) return;
   if (auto valid = protocol::check_revision(revision); !valid) return reply_invalid(response, valid.error());
   auto files = protocol::parse_preupload(request.body);
   if (!files) return reply_invalid(response, files.error());
@@ -114,8 +115,10 @@ void HubService::preupload(const httplib::Request& request, httplib::Response& r
 }
 
 void HubService::lfs_batch(const httplib::Request& request, httplib::Response& response, const RepoRequest& target) {
+  // Any signed-in reader may upload objects, as they may open a pull request (charged to them).
   std::optional<storage::User> caller;
-  if (!authorize(request, response, target.repo, Access::write, &caller)) return;
+  if (!authorize(request, response, target.repo, Access::read, &caller)) return;
+  if (!caller) return reply_error(response, 401, "", "Authentication required to upload to `" + target.repo.full() + "`");
   auto objects = protocol::parse_lfs_batch(request.body);
   if (!objects) return reply_invalid(response, objects.error());
   json out = json::array();
@@ -197,6 +200,8 @@ void HubService::lfs_upload(const std::string& ticket_id, const httplib::Request
     return refuse(received > ticket->size ? 413 : 400,
                   "Upload incomplete or of the wrong size: expected exactly " + bytes_text(ticket->size));
   }
+  // Stored and owned under the object guard, so a repository deletion cannot remove it in between.
+  auto object_guard = store_.object_guard();
   auto stored = store_.objects().put_file(temp, ticket->sha256);
   if (!stored) {
     unreserve();
@@ -204,6 +209,7 @@ void HubService::lfs_upload(const std::string& ticket_id, const httplib::Request
     return reply_error(response, 400, "", stored.error().message);
   }
   auto owned = store_.add_owned(ticket->repo, {stored->sha256});
+  object_guard.unlock();
   auto charged = usage_.charge(ticket->user, stored->sha256, stored->size);
   unreserve();
   if (!owned) return reply_error(response, 500, "", owned.error().message);
@@ -222,14 +228,17 @@ void HubService::lfs_verify(const std::string& ticket_id, const httplib::Request
 }
 
 void HubService::commit(const httplib::Request& request, httplib::Response& response, const RepoRequest& target) {
-  std::optional<storage::User> caller;
-  if (!authorize(request, response, target.repo, Access::write, &caller)) return;
   storage::CommitRequest commit_request;
   commit_request.revision = decoded_path(target.rest, 1);
+  commit_request.create_pr = bool_param(request, "create_pr");
+  std::optional<storage::User> caller;
+  if (!authorize_revision(request, response, target.repo, commit_request.revision, commit_request.create_pr, caller)) {
+    return;
+  }
   if (auto valid = protocol::check_revision(commit_request.revision); !valid) {
     return reply_invalid(response, valid.error());
   }
-  commit_request.create_pr = bool_param(request, "create_pr");
+  commit_request.author = caller->name;
   auto payload = protocol::parse_commit_payload(request.body);
   if (!payload) return reply_invalid(response, payload.error());
   if (payload->operations.size() > limits_.max_files_per_commit) {

@@ -457,8 +457,11 @@ Outcome<std::vector<std::string>> RepoStore::delete_repo(const RepoId& repo) {
   }
   std::unique_lock<std::shared_mutex> exclusive(gc_guard_);
   std::vector<std::string> removed;
+  // Bodies kept elsewhere (Xet storage) are not the object store's to remove.
   for (const auto& sha : ownership_.remove_repo(key(repo))) {
-    if (objects_.remove(sha)) removed.push_back(sha);
+    if (!objects_.contains(sha)) continue;
+    if (auto s = objects_.remove(sha); !s) return problem(Failure::io, s.error().message);
+    removed.push_back(sha);
   }
   return removed;
 }

@@ -145,7 +145,7 @@ def test_connections_beyond_max_connections_are_answered_503_and_closed(serve):
     "PUT /api/kernel-hub/lfs/{} HTTP/1.1\r\nHost: hub\r\nContent-Length: {}\r\n\r\n".format("0" * 64, len(SMUGGLED)),
     f"PUT /no/such/route HTTP/1.1\r\nHost: hub\r\nContent-Length: {len(SMUGGLED)}\r\n\r\n",
     f"GET /api/whoami-v2 HTTP/1.1\r\nHost: hub\r\nContent-Length: {len(SMUGGLED)}\r\n\r\n",
-    f"DELETE /api/repos/delete HTTP/1.1\r\nHost: hub\r\nContent-Length: {len(SMUGGLED)}\r\n\r\n",
+    f"PATCH /api/repos/delete HTTP/1.1\r\nHost: hub\r\nContent-Length: {len(SMUGGLED)}\r\n\r\n",
     # Framings another HTTP parser could read differently.
     f"POST /api/repos/create HTTP/1.1\r\nHost: hub\r\nContent-Length: {len(SMUGGLED)}\r\n"
     "Transfer-Encoding: chunked\r\n\r\n",
@@ -153,7 +153,7 @@ def test_connections_beyond_max_connections_are_answered_503_and_closed(serve):
     f"Content-Length: {len(SMUGGLED) + 1}\r\n\r\n",
     f"POST /api/repos/create HTTP/1.1\r\nHost: hub\r\nContent-Length: +{len(SMUGGLED)}\r\n\r\n",
     "POST /api/repos/create HTTP/1.1\r\nHost: hub\r\nTransfer-Encoding: gzip, chunked\r\n\r\n",
-], ids=["bad-ticket", "unknown-put-route", "get-with-body", "delete", "length-and-chunked", "two-lengths",
+], ids=["bad-ticket", "unknown-put-route", "get-with-body", "unsupported-method", "length-and-chunked", "two-lengths",
         "signed-length", "other-coding"])
 def test_an_unread_body_is_never_parsed_as_a_request(serve, request_head):
     server = serve()

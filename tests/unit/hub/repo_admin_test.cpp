@@ -1,0 +1,177 @@
+// RepoStore administration: tags, branch and repository deletion (ownership and the object
+// store), settings, history pagination, discussions and pull-request records.
+#include <gtest/gtest.h>
+
+#include "hub/storage/repo_store.h"
+#include "hub/storage/usage.h"
+#include "store_ops.h"
+#include "util/fs.h"
+
+namespace kb::hub::storage {
+namespace {
+
+using testing::add;
+
+CommitRequest on(const std::string& revision, std::vector<Operation> ops, const std::string& message,
+                 bool create_pr = false, const std::string& author = "alice") {
+  CommitRequest request{revision, std::move(ops), message, {}, create_pr};
+  request.author = author;
+  return request;
+}
+
+TEST(RepoAdmin, tags_resolve_and_are_listed_deleted_and_refused_twice) {
+  util::TempDir dir;
+  RepoStore store(dir.path());
+  RepoId repo{"model", "acme", "m"};
+  ASSERT_TRUE(store.create_repo(repo, false).ok());
+  std::string head = *store.resolve(repo, "main").value;
+  ASSERT_TRUE(store.create_tag(repo, "v1.0", "main").ok());
+  EXPECT_EQ(store.create_tag(repo, "v1.0", "main").problem.failure, Failure::conflict);
+  EXPECT_EQ(store.create_tag(repo, "x", "nope").problem.failure, Failure::revision_not_found);
+  EXPECT_EQ(*store.resolve(repo, "v1.0").value, head);
+  EXPECT_EQ(*store.resolve(repo, "refs/tags/v1.0").value, head);
+  EXPECT_EQ(store.refs(repo).value->tags.at("v1.0"), head);
+  // A tag does not move when its branch does, and is not a commit target.
+  ASSERT_TRUE(store.commit(repo, on("main", {add(store, "a", "a")}, "a")).ok());
+  EXPECT_EQ(*store.resolve(repo, "v1.0").value, head);
+  EXPECT_EQ(store.commit(repo, on("v1.0", {add(store, "b", "b")}, "b")).problem.failure, Failure::revision_not_found);
+  ASSERT_TRUE(store.delete_tag(repo, "v1.0").ok());
+  EXPECT_EQ(store.resolve(repo, "v1.0").problem.failure, Failure::revision_not_found);
+  EXPECT_EQ(store.delete_tag(repo, "v1.0").problem.failure, Failure::revision_not_found);
+}
+
+TEST(RepoAdmin, delete_branch_keeps_main) {
+  util::TempDir dir;
+  RepoStore store(dir.path());
+  RepoId repo{"kernel", "acme", "relu"};
+  ASSERT_TRUE(store.create_repo(repo, false).ok());
+  ASSERT_TRUE(store.create_branch(repo, "v1", "main").ok());
+  ASSERT_TRUE(store.delete_branch(repo, "v1").ok());
+  EXPECT_EQ(store.resolve(repo, "v1").problem.failure, Failure::revision_not_found);
+  EXPECT_EQ(store.delete_branch(repo, "v1").problem.failure, Failure::revision_not_found);
+  EXPECT_EQ(store.delete_branch(repo, "main").problem.failure, Failure::forbidden);
+  EXPECT_TRUE(store.resolve(repo, "main").ok());
+}
+
+TEST(RepoAdmin, delete_repo_removes_only_objects_no_other_repository_owns) {
+  util::TempDir dir;
+  RepoStore store(dir.path());
+  UsageLedger usage(dir.path());
+  RepoId doomed{"model", "acme", "doomed"};
+  RepoId other{"model", "acme", "other"};
+  ASSERT_TRUE(store.create_repo(doomed, false).ok());
+  ASSERT_TRUE(store.create_repo(other, false).ok());
+  auto shared = add(store, "shared.bin", "shared bytes");
+  auto only = add(store, "only.bin", "only in doomed");
+  ASSERT_TRUE(store.commit(doomed, on("main", {shared, only}, "both")).ok());
+  ASSERT_TRUE(store.commit(other, on("main", {shared}, "shared")).ok());
+  ASSERT_TRUE(usage.charge("alice", shared.entry.sha256, shared.entry.size).ok());
+  ASSERT_TRUE(usage.charge("alice", only.entry.sha256, only.entry.size).ok());
+  auto removed = store.delete_repo(doomed);
+  ASSERT_TRUE(removed.ok());
+  EXPECT_EQ(*removed.value, std::vector<std::string>{only.entry.sha256});
+  EXPECT_FALSE(store.objects().contains(only.entry.sha256));
+  EXPECT_TRUE(store.objects().contains(shared.entry.sha256));
+  EXPECT_EQ(store.repo_info(doomed).problem.failure, Failure::repo_not_found);
+  EXPECT_EQ(store.delete_repo(doomed).problem.failure, Failure::repo_not_found);
+  // The other repository still reads its file; the .gitattributes blob every repo shares stays.
+  auto tree = store.load_commit(other, *store.resolve(other, "main").value);
+  for (const auto& [path, entry] : (*tree.value)->tree) EXPECT_TRUE(store.objects().contains(entry.sha256)) << path;
+  ASSERT_TRUE(usage.discharge(only.entry.sha256).ok());
+  EXPECT_EQ(usage.used("alice"), shared.entry.size);
+  UsageLedger reread(dir.path());  // the discharge is on disk
+  EXPECT_EQ(reread.used("alice"), shared.entry.size);
+  EXPECT_FALSE(reread.has("alice", only.entry.sha256));
+  // The name is free again.
+  ASSERT_TRUE(store.create_repo(doomed, false).ok());
+  EXPECT_FALSE(store.owns(doomed, only.entry.sha256));
+}
+
+TEST(RepoAdmin, a_commit_never_references_an_object_its_last_owner_took_away) {
+  util::TempDir dir;
+  RepoStore store(dir.path());
+  RepoId doomed{"model", "acme", "doomed"};
+  RepoId other{"model", "acme", "other"};
+  ASSERT_TRUE(store.create_repo(doomed, false).ok());
+  ASSERT_TRUE(store.create_repo(other, false).ok());
+  auto op = add(store, "x.bin", "x");
+  ASSERT_TRUE(store.commit(doomed, on("main", {op}, "x")).ok());
+  ASSERT_TRUE(store.delete_repo(doomed).ok());
+  auto late = store.commit(other, on("main", {op}, "late"));
+  ASSERT_FALSE(late.ok());
+  EXPECT_EQ(late.problem.failure, Failure::invalid);
+}
+
+TEST(RepoAdmin, settings_toggle_private_and_gated) {
+  util::TempDir dir;
+  RepoStore store(dir.path());
+  RepoId repo{"model", "acme", "m"};
+  ASSERT_TRUE(store.create_repo(repo, false).ok());
+  ASSERT_TRUE(store.update_settings(repo, true, std::string("auto")).ok());
+  EXPECT_TRUE(store.repo_info(repo).value->is_private);
+  EXPECT_EQ(store.repo_info(repo).value->gated, "auto");
+  ASSERT_TRUE(store.update_settings(repo, std::nullopt, std::string("")).ok());
+  EXPECT_TRUE(store.repo_info(repo).value->is_private);
+  EXPECT_EQ(store.repo_info(repo).value->gated, "");
+  EXPECT_EQ(store.update_settings(repo, std::nullopt, std::string("always")).problem.failure, Failure::invalid);
+}
+
+TEST(RepoAdmin, history_pages_newest_first_with_authors) {
+  util::TempDir dir;
+  RepoStore store(dir.path());
+  RepoId repo{"model", "acme", "m"};
+  ASSERT_TRUE(store.create_repo(repo, false).ok());
+  for (int i = 0; i < 5; ++i) {
+    ASSERT_TRUE(store.commit(repo, on("main", {add(store, "f", std::to_string(i))}, "c" + std::to_string(i))).ok());
+  }
+  auto first = store.history(repo, "main", 0, 4);
+  ASSERT_TRUE(first.ok());
+  ASSERT_EQ(first.value->first.size(), 4u);
+  EXPECT_TRUE(first.value->second);
+  EXPECT_EQ(first.value->first[0].commit->message, "c4");
+  EXPECT_EQ(first.value->first[0].commit->author, "alice");
+  auto last = store.history(repo, "main", 4, 4);
+  ASSERT_EQ(last.value->first.size(), 2u);
+  EXPECT_FALSE(last.value->second);
+  EXPECT_EQ(last.value->first[1].commit->message, "initial commit");
+  EXPECT_EQ(last.value->first[1].commit->author, "");
+}
+
+TEST(RepoAdmin, pull_requests_and_discussions_share_numbers_and_record_authors) {
+  util::TempDir dir;
+  RepoStore store(dir.path());
+  RepoId repo{"model", "acme", "m"};
+  ASSERT_TRUE(store.create_repo(repo, false).ok());
+  auto pr = store.commit(repo, on("main", {add(store, "a", "a")}, "Add a\n\nbecause", true, "mallory"));
+  ASSERT_TRUE(pr.ok());
+  ASSERT_EQ(pr.value->pull_request, 1);
+  auto record = store.discussion(repo, 1);
+  ASSERT_TRUE(record.ok());
+  EXPECT_EQ(record.value->author, "mallory");
+  EXPECT_EQ(record.value->title, "Add a");
+  EXPECT_EQ(record.value->description, "because");
+  EXPECT_TRUE(record.value->pull_request);
+  Discussion talk;
+  talk.author = "bob";
+  talk.title = "question";
+  talk.status = "open";
+  auto opened = store.open_discussion(repo, talk);
+  ASSERT_TRUE(opened.ok());
+  EXPECT_EQ(opened.value->num, 2);
+  EXPECT_EQ(store.refs(repo).value->pull_requests.count(2), 0u);
+  Discussion draft;
+  draft.pull_request = true;
+  draft.author = "bob";
+  draft.title = "draft";
+  draft.status = "draft";
+  draft.base = "main";
+  auto pr3 = store.open_discussion(repo, draft);
+  ASSERT_TRUE(pr3.ok());
+  EXPECT_EQ(pr3.value->num, 3);
+  EXPECT_EQ(*store.resolve(repo, "refs/pr/3").value, *store.resolve(repo, "main").value);
+  EXPECT_EQ(store.discussions(repo).value->size(), 3u);
+  EXPECT_EQ(store.discussion(repo, 9).problem.failure, Failure::discussion_not_found);
+}
+
+}  // namespace
+}  // namespace kb::hub::storage
