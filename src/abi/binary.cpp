@@ -308,6 +308,31 @@ Result<LibraryDefinitions> read_definitions(const fs::path& path) {
   return read_definitions_handle(handle.elf, path);
 }
 
+Result<std::vector<std::pair<std::string, std::string>>> read_sections(const fs::path& path) {
+  if (elf_version(EV_CURRENT) == EV_NONE) return Error(ErrorKind::io, "libelf is out of date");
+  ElfHandle handle;
+  handle.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (handle.fd < 0) return Error(ErrorKind::io, "Cannot open `" + path.string() + "` for reading").with_cause(std::strerror(errno));
+  handle.elf = elf_begin(handle.fd, ELF_C_READ, nullptr);
+  if (!handle.elf || elf_kind(handle.elf) != ELF_K_ELF) return malformed(path, "not a valid ELF file");
+  size_t names = 0;
+  if (elf_getshdrstrndx(handle.elf, &names) != 0) return malformed(path, elf_errmsg(-1));
+  std::vector<std::pair<std::string, std::string>> out;
+  for (Elf_Scn* section = elf_nextscn(handle.elf, nullptr); section; section = elf_nextscn(handle.elf, section)) {
+    GElf_Shdr header;
+    if (!gelf_getshdr(section, &header)) return malformed(path, elf_errmsg(-1));
+    const char* name = elf_strptr(handle.elf, names, header.sh_name);
+    std::string bytes;
+    if (header.sh_type != SHT_NOBITS) {
+      for (Elf_Data* data = elf_rawdata(section, nullptr); data; data = elf_rawdata(section, data)) {
+        if (data->d_buf) bytes.append(static_cast<const char*>(data->d_buf), data->d_size);
+      }
+    }
+    out.emplace_back(name ? name : "", std::move(bytes));
+  }
+  return out;
+}
+
 namespace {
 
 enum class Sniffed { elf, macho64, macho32, other };

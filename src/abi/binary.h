@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "util/result.h"
@@ -53,6 +54,10 @@ struct LibraryDefinitions {
 // The dynamic symbols an ELF shared library defines, with their versions (`.dynsym` +
 // `.gnu.version` + `.gnu.version_d`); the build uses it to make link stubs of the C library.
 util::Result<LibraryDefinitions> read_definitions(const std::filesystem::path& path);
+
+// The sections of an ELF file in file order, name and raw bytes (SHT_NOBITS sections empty); the
+// reproducibility check names the first section in which two builds differ.
+util::Result<std::vector<std::pair<std::string, std::string>>> read_sections(const std::filesystem::path& path);
 
 // Reads `path`. Files that are neither ELF nor Mach-O give Format::other (not an error); a
 // truncated or malformed ELF/Mach-O file is an error.

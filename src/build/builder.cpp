@@ -214,6 +214,8 @@ Result<BuildSummary> run_build(const BuildOptions& options, BuildReporter& repor
   settings.memory_budget_gib = options.memory_budget_gib ? options.memory_budget_gib : available_memory_gib();
   settings.nvcc_threads = nvcc_threads_from_env();
   settings.strict_manylinux = options.bundle;
+  settings.manylinux = options.manylinux;
+  settings.portable = !options.no_portable;
   settings.use_compiler_cache = !options.no_cache;
   settings.header_cache = !options.no_header_cache;
   settings.import_check = !options.no_import_check;

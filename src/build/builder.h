@@ -30,6 +30,10 @@ struct BuildOptions {
   bool no_import_check = false;
   bool bundle = false;
   bool skip_missing = false;
+  // Portable output (portable.h): --manylinux POLICY (default: the policy of the target torch's
+  // own wheels); --no-portable links against the host's glibc as it is.
+  std::optional<std::string> manylinux;
+  bool no_portable = false;
   // The builder's own identity, recorded in provenance (from cli/app.h).
   std::string builder_version;
   std::string builder_commit;

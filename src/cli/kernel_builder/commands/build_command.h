@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "build/builder.h"
+#include "build/reproducible.h"
 #include "cli/app.h"
 #include "cli/command_registry.h"
 
@@ -102,6 +103,7 @@ struct BuildCommandOptions {
   std::string unique_id;
   int cores = 0;
   double memory_budget_gib = 0;
+  bool check_reproducible = false;  // build --check-reproducible (build/reproducible.h)
 };
 
 inline void add_build_flags(CLI::App& app, BuildCommandOptions& o, bool with_variant) {
@@ -124,6 +126,31 @@ inline void add_build_flags(CLI::App& app, BuildCommandOptions& o, bool with_var
   app.add_flag("--no-import-check", o.build.no_import_check, "Skip the post-build import test");
   app.add_flag("--bundle", o.build.bundle, "Release build: every bundle variant of the reference matrix");
   app.add_flag("--skip-missing", o.build.skip_missing, "With --bundle: skip variants without a toolchain");
+  app.add_option("--manylinux", o.build.manylinux,
+                 "manylinux policy of Linux variants (default: the policy of the target torch's own wheels)");
+  app.add_flag("--no-portable", o.build.no_portable,
+               "Link against this machine's glibc as it is (modules may not load on older systems)");
+  if (with_variant) {
+    app.add_flag("--check-reproducible", o.check_reproducible,
+                 "Build twice in two temporary directories and compare the variants byte for byte");
+  }
+}
+
+// `build --check-reproducible`: one line per variant on stdout, `<variant>\tidentical\t<sha256 of
+// metadata.json>` or `<variant>\tdiffers\t<first difference>`; an error when any differs.
+inline int run_reproducibility_check(BuildCommandOptions& o, build::BuildReporter& reporter) {
+  auto report = build::check_reproducible(o.build, reporter);
+  if (!report) return report_error(report.error());
+  for (const auto& v : report->variants) {
+    std::cout << v.variant << "\t" << (v.difference ? "differs\t" + *v.difference : "identical\t" + v.digest) << "\n";
+  }
+  std::cout.flush();
+  if (report->variants.empty()) return report_error(util::Error(util::ErrorKind::config, "No arch or noarch variant was built"));
+  if (!report->ok()) {
+    return report_error(util::Error(util::ErrorKind::config, "The builds are not reproducible")
+                            .with_hint("both build trees are kept in " + report->kept.string()));
+  }
+  return 0;
 }
 
 inline int run_build_command(BuildCommandOptions& o, build::BuildSummary* summary_out = nullptr) {
@@ -141,6 +168,7 @@ inline int run_build_command(BuildCommandOptions& o, build::BuildSummary* summar
   } else {
     reporter = std::make_unique<PlainBuildReporter>();
   }
+  if (o.check_reproducible) return run_reproducibility_check(o, *reporter);
   auto summary = build::run_build(o.build, *reporter);
   if (!summary) return report_error(summary.error());
   std::cerr << "Built " << summary->built.size() << " variant(s), " << summary->up_to_date.size()
