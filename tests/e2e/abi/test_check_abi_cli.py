@@ -81,11 +81,13 @@ def test_manylinux_violation(kernel_builder, tmp_path):
     _variant(tmp_path, VARIANT, {"_new.abi3.so": NEW_GLIBC})
     r = run(kernel_builder, str(tmp_path), "--json")
     assert r.returncode == 1
-    assert "\n⛔ Symbols incompatible with `manylinux_2_28` found:\n\n__libc_single_threaded_GLIBC: 2.32\n" in r.stderr
+    assert ("\n⛔ Symbols incompatible with `manylinux_2_28` found:\n\n__libc_single_threaded@GLIBC_2.32 (libc.so.6)\n"
+            "(the oldest policy this file meets: manylinux_2_34)\n") in r.stderr
     report = json.loads(r.stdout)
     assert report["ok"] is False
     assert report["files"][0]["violations"] == [
-        {"kind": "manylinux", "symbol": "__libc_single_threaded_GLIBC", "detail": "2.32"}]
+        {"kind": "manylinux", "symbol": "__libc_single_threaded", "detail": "GLIBC_2.32", "library": "libc.so.6"}]
+    assert report["files"][0]["oldest_policy"] == "manylinux_2_34"
 
 
 def test_unknown_policy_and_missing_variants(kernel_builder, tmp_path):
