@@ -44,7 +44,7 @@ void reply_too_large(httplib::Response& response, const std::string& what, const
 // are the handler's to check). Returns true when it replied.
 bool refuse_body(const HubLimits& limits, const httplib::Request& request, httplib::Response& response) {
   bool upload = request.method == "PUT";
-  uint64_t limit = upload ? limits.max_file_size : limits.max_request_body;
+  uint64_t limit = upload ? limits.max_file_size : post_body_limit(limits, request.target);
   uint64_t length = declared_length(request);
   if (length <= limit) return false;
   reply_too_large(response, "Request body of " + std::to_string(length) + " bytes",
@@ -100,11 +100,12 @@ void route(ConnectionServer& http, const std::shared_ptr<HubService>& service, c
                                         const httplib::ContentReader& reader) {
       bool over_limit = false;
       std::string body;
-      bool complete = limited_reader(reader, limits.max_request_body, over_limit)([&body](const char* data, size_t size) {
+      uint64_t limit = post_body_limit(limits, q.target);
+      bool complete = limited_reader(reader, limit, over_limit)([&body](const char* data, size_t size) {
         body.append(data, size);
         return true;
       });
-      if (over_limit) return reply_too_large(r, "Request body", "--max-request-body", limits.max_request_body);
+      if (over_limit) return reply_too_large(r, "Request body", "--max-request-body", limit);
       if (!complete) return reply_error(r, 400, "", "Could not read the request body");
       httplib::Request read = q;
       read.body = std::move(body);

@@ -32,6 +32,10 @@ struct HubLimits {
   uint64_t quota = uint64_t{100} << 30;            // bytes of distinct objects one user uploaded; 0: none
 };
 
+// The largest POST body of `target`: --max-request-body, or for a Xet xorb upload at least the
+// Xet limit of a serialized xorb (xet::kMaxXorbSize), which clients fill (xet_routes.cpp).
+uint64_t post_body_limit(const HubLimits& limits, const std::string& target);
+
 // The parts of a repository URL that every repo-scoped handler needs.
 struct RepoRequest {
   storage::RepoId repo;

@@ -63,6 +63,12 @@ struct OpenFile {
 
 }  // namespace
 
+uint64_t post_body_limit(const HubLimits& limits, const std::string& target) {
+  const std::string xorbs = std::string(kCasPrefix) + "/v1/xorbs/";
+  bool xorb = target.compare(0, xorbs.size(), xorbs) == 0;
+  return xorb ? std::max<uint64_t>(limits.max_request_body, xet::kMaxXorbSize) : limits.max_request_body;
+}
+
 const XetCredentials* HubService::xet_credentials(httplib::Response& response) {
   std::lock_guard<std::mutex> guard(xet_guard_);
   if (!xet_credentials_) {
@@ -270,6 +276,8 @@ void HubService::xet_upload_shard(const httplib::Request& request, httplib::Resp
   if (auto verified = xet::verify_uploaded_shard(*shard, lookup); !verified) {
     return reply_xet_invalid(response, verified.error());
   }
+  // Every file is checked before any is recorded, so a refused shard leaves nothing behind.
+  std::vector<storage::XetFile> checked;
   for (const auto& info : shard->files) {
     std::string file_hash = xet::hash_to_string(info.file_hash);
     if (!info.sha256) {
@@ -301,15 +309,20 @@ void HubService::xet_upload_shard(const httplib::Request& request, httplib::Resp
         return reply_error(response, 400, xet::error_code::kShardVerificationFailed,
                            "The SHA-256 given for file `" + file_hash + "` is not that of its content");
       }
-      if (auto put = store_.xet().put_file(file); !put) return reply_error(response, 500, "", put.error().message);
     }
-    if (!info.terms.empty()) {
-      const auto& first = info.terms.front();
-      const auto& layout = layouts.at(xet::hash_to_string(first.xorb_hash));
-      (void)store_.xet().index_chunk(xet::hash_to_string(layout.chunks[first.chunk_begin].hash),
-                                   xet::hash_to_string(first.xorb_hash), first.chunk_begin);
+    checked.push_back(std::move(file));
+  }
+  for (size_t i = 0; i < checked.size(); ++i) {
+    const storage::XetFile& file = checked[i];
+    if (auto put = store_.xet().put_file(file); !put) return reply_error(response, 500, "", put.error().message);
+    // The first chunk of every file is eligible for global dedup (deduplication.md).
+    if (!file.terms.empty()) {
+      const auto& first = file.terms.front();
+      const auto& layout = layouts.at(first.xorb);
+      (void)store_.xet().index_chunk(xet::hash_to_string(layout.chunks[first.chunk_begin].hash), first.xorb,
+                                     first.chunk_begin);
     }
-    if (auto owned = store_.add_owned(grant->repo, {file_hash, sha256}); !owned) {
+    if (auto owned = store_.add_owned(grant->repo, {file.hash, file.sha256}); !owned) {
       return reply_error(response, 500, "", owned.error().message);
     }
   }

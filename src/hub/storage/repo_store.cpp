@@ -337,7 +337,9 @@ Outcome<CommitResult> RepoStore::commit(const RepoId& repo, const CommitRequest&
     if (auto s = ownership_.add(key(repo), added); !s) return problem(Failure::io, s.error().message);
     // An object whose last owner was deleted in the meantime is gone: refuse, never reference it.
     for (const auto& sha : added) {
-      if (!objects_.contains(sha)) return problem(Failure::invalid, "Object " + sha + " is no longer stored");
+      if (!objects_.contains(sha) && !xet_.file_for_sha256(sha)) {
+        return problem(Failure::invalid, "Object " + sha + " is no longer stored");
+      }
     }
   }
   auto id = write_commit(repo, next);
