@@ -2,6 +2,8 @@
 storage: each client runs in a subprocess with a clean environment (no HF_HUB_DISABLE_XET), so it
 uploads and downloads through Xet exactly as a fresh `pip install huggingface_hub` does."""
 import hashlib
+import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -71,3 +73,58 @@ def test_lfs_upload_then_xet_download(hub, tmp_path, client):
         assert Path(local).read_bytes() == files[path], path
     assert xet_requests(hub, "GET", "/reconstructions/"), hub.log()[-3000:]
     assert xet_requests(hub, "GET", "/data/")
+
+
+LOAD = """
+import sys
+from pathlib import Path
+from kernels import get_kernel
+k = get_kernel("acme/relu", version=1, backend="cpu")
+print(Path(k.__file__).parent)
+"""
+
+
+def test_kernels_loader_reads_a_xet_uploaded_kernel(hub, tmp_path, variant_tree):
+    """Our loader (bulk download of a variant directory) reads files stored only as xorbs."""
+    hub.add_org("acme", trusted=True)
+    token = hub.add_user("alice", "acme")
+    env = client_env(hub, token, tmp_path / "home")
+    run_client(env, "create_repo", repo_id="acme/relu", repo_type="kernel")
+    run_client(env, "create_branch", repo_id="acme/relu", repo_type="kernel", branch="v1")
+    assert xet_requests(hub, "POST", "/v1/shards") == []
+    files = variant_tree(tmp_path / "relu")
+    # huggingface_hub does not upload to kernel repositories: hf_xet itself does, then a commit.
+    run_client(env, "xet_commit", repo_id="acme/relu", repo_type="kernel", revision="v1",
+               files={path: str(tmp_path / "relu" / path) for path in files})
+    binary = "build/torch-cpu/_relu_cpu_abc1234.abi3.so"
+    assert xet_requests(hub, "POST", "/v1/shards")
+    sha = hashlib.sha256(files[binary]).hexdigest()
+    assert not (hub.root / "objects" / sha[:2] / sha).exists()  # only in xorbs
+    load_env = {k: v for k, v in os.environ.items() if not k.startswith("HF_")}
+    load_env.update(HF_ENDPOINT=hub.url, HF_TOKEN=token, HF_HUB_CACHE=str(tmp_path / "kcache"))
+    loaded = subprocess.run([sys.executable, "-c", LOAD], env=load_env, capture_output=True, text=True, timeout=300)
+    assert loaded.returncode == 0, loaded.stderr
+    assert " /api/kernels/acme/relu/bulk/" in hub.log() or "GET /api/kernels/acme/relu/bulk/" in hub.log()
+    variant_dir = Path(loaded.stdout.strip().splitlines()[-1])
+    for path, data in files.items():
+        assert (variant_dir / Path(path).name).read_bytes() == data, path
+
+
+@pytest.mark.parametrize("client", sorted(CLIENTS))
+def test_hf_cli_upload_and_download(hub, tmp_path, client):
+    token = hub.add_user("carol")
+    env = client_env(hub, token, tmp_path / "home", CLIENTS[client])
+    folder = tmp_path / "folder"
+    files = make_folder(folder)
+    hf = [sys.executable, "-c", "import sys; from huggingface_hub.cli.hf import main; sys.argv[0] = 'hf'; sys.exit(main())"]
+    up = subprocess.run(hf + ["upload", "carol/cli", str(folder), ".", "--repo-type", "model"], env=env,
+                        capture_output=True, text=True, timeout=600)
+    assert up.returncode == 0, up.stderr[-3000:]
+    assert xet_requests(hub, "POST", "/v1/shards")
+    out = tmp_path / "out"
+    down = subprocess.run(hf + ["download", "carol/cli", "--repo-type", "model", "--local-dir", str(out)], env=env,
+                          capture_output=True, text=True, timeout=600)
+    assert down.returncode == 0, down.stderr[-3000:]
+    for path, data in files.items():
+        assert (out / path).read_bytes() == data, path
+    assert xet_requests(hub, "GET", "/reconstructions/")
