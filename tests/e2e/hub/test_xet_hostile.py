@@ -175,3 +175,31 @@ def test_signed_xorb_urls_cannot_be_widened(setup):
     widened = url.replace(f"range={first}-{last}", f"range=0-{last + 5000}")
     assert request(widened, "GET", headers={"Range": f"bytes=0-{last}"})[0] == 403
     assert request(url.replace("sig=", "sig=00"), "GET", headers={"Range": f"bytes={first}-{last}"})[0] == 403
+
+
+def test_stored_xorbs_count_against_the_quota(kernel_hub, tmp_path, setup):
+    import subprocess
+    # Charged to the uploader once, by size, like an LFS object.
+    hub, alice, _ = setup
+    _, grant = xet_token(hub, alice, "alice/a")
+    xorb = XORB.read_bytes()
+    assert cas(grant, "POST", f"/v1/xorbs/default/{XORB_HASH}", xorb)[0] == 200
+    assert cas(grant, "POST", f"/v1/xorbs/default/{XORB_HASH}", xorb)[0] == 200
+    assert (hub.root / "usage" / "alice").read_text().count(f"{XORB_HASH} {len(xorb)}") == 1
+    # A Hub whose quota is below the xorb's size refuses it and stores nothing.
+    root = tmp_path / "root"
+    root.mkdir()
+    token = subprocess.run([str(kernel_hub), "user", "add", "alice", "--root", str(root)], check=True,
+                           capture_output=True, text=True).stdout.strip().splitlines()[-1]
+    process = subprocess.Popen([str(kernel_hub), "serve", "--root", str(root), "--port", "0", "--quota", "100K"],
+                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        small = type("SmallHub", (), {"url": process.stdout.readline().split()[-1]})
+        create_repo(small, token, "a")
+        _, small_grant = xet_token(small, token, "alice/a")
+        status, _, body = cas(small_grant, "POST", f"/v1/xorbs/default/{XORB_HASH}", xorb)
+        assert status == 413 and b"quota" in body, body
+        assert not any(p.is_file() for p in (root / "xet").rglob("*") if p.name != "secret")
+    finally:
+        process.kill()
+        process.wait()
