@@ -78,4 +78,14 @@ int nvcc_threads_from_env() {
   return static_cast<int>(threads);
 }
 
+bool nvcc_threads_in_env() {
+  const char* value = std::getenv("NVCC_THREADS");
+  return value && *value;
+}
+
+int auto_nvcc_threads(int cores, int cuda_sources, int architectures) {
+  if (cores < 4 || cuda_sources < 1 || architectures < 2) return 1;
+  return std::clamp(cores / (2 * cuda_sources), 1, architectures);
+}
+
 }  // namespace kb::build

@@ -31,5 +31,13 @@ std::optional<double> available_memory_gib();
 
 // NVCC_THREADS from the environment (nvcc's --threads for every CUDA unit); 1 when unset/invalid.
 int nvcc_threads_from_env();
+// Whether NVCC_THREADS is set (to anything): then it decides, not auto_nvcc_threads.
+bool nvcc_threads_in_env();
+
+// nvcc's --threads when NVCC_THREADS is not set: nvcc compiles a source's architectures one after
+// the other unless given threads, so with cores to spare the architectures of each CUDA source
+// compile in parallel. Half of the variant's cores go to those threads (the other half to other
+// sources), at most one thread per architecture; 1 when fewer than 4 cores.
+int auto_nvcc_threads(int cores, int cuda_sources, int architectures);
 
 }  // namespace kb::build

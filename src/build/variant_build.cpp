@@ -229,6 +229,20 @@ Result<ArchOutput> compile_arch(const BuildSettings& s, const PlannedVariant& v,
   auto files = codegen::generate_variant_project(input);
   if (!files) return std::move(files).error();
   fs::path generated = work / "project";
+  // nvcc's --threads: NVCC_THREADS, else the architectures of each CUDA source in parallel when
+  // there are cores to spare (jobs.h).
+  int nvcc_threads = s.nvcc_threads;
+  if (v.backend == Backend::cuda && !nvcc_threads_in_env()) {
+    int cuda_sources = 0;
+    int architectures = 0;
+    for (const auto* unit : s.config->units_for(Backend::cuda)) {
+      auto archs = input.unit_archs.find(unit->name);
+      if (archs == input.unit_archs.end()) continue;
+      architectures = std::max(architectures, static_cast<int>(archs->second.size()));
+      for (const auto& src : unit->src) cuda_sources += util::ends_with(src, ".cu") ? 1 : 0;
+    }
+    nvcc_threads = auto_nvcc_threads(s.cores, cuda_sources, architectures);
+  }
   KB_TRY(codegen::write_generated_files(generated, *files, true));
 
   fs::path cmake_dir = work / "cmake-build";
@@ -249,6 +263,7 @@ Result<ArchOutput> compile_arch(const BuildSettings& s, const PlannedVariant& v,
   }
   if (s.portable && t.system == "Linux") {
     auto portable = prepare_portable_link(work / "portable", target_policy(s, v), t.machine);
+    configure.push_back("-DKB_NVCC_THREADS=" + std::to_string(nvcc_threads));
     if (!portable) return std::move(portable).error();
     configure.push_back("-DKB_PORTABLE_LINK_DIR=" + portable->stub_dir.string());
     if (portable->support_source) configure.push_back("-DKB_PORTABLE_SOURCES=" + portable->support_source->string());
@@ -274,7 +289,7 @@ Result<ArchOutput> compile_arch(const BuildSettings& s, const PlannedVariant& v,
     out.up_to_date = true;
     return out;
   }
-  JobPlan jobs = plan_compile_jobs(s.cores, v.backend, s.nvcc_threads, s.concurrent_variants, s.memory_budget_gib);
+  JobPlan jobs = plan_compile_jobs(s.cores, v.backend, nvcc_threads, s.concurrent_variants, s.memory_budget_gib);
   if (jobs.note && s.reporter) s.reporter->note(v.name + ": " + *jobs.note);
   std::map<std::string, std::string> env = {{"MAX_JOBS", std::to_string(jobs.jobs)}};
   fs::path configure_stamp = work / "configure.args";

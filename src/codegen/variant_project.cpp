@@ -153,7 +153,11 @@ std::string render_backend_setup(const VariantProjectInput& input) {
              "if(KB_HAVE_NO_GNU_UNIQUE)\n"
              "  target_compile_options(" + t + " PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-fno-gnu-unique>)\n"
              "endif()\n"
-             "if(DEFINED ENV{NVCC_THREADS})\n"
+             "# nvcc's --threads (architectures of a source compiled in parallel): from kernel-builder, else\n"
+             "# NVCC_THREADS at configure time.\n"
+             "if(KB_NVCC_THREADS)\n"
+             "  target_compile_options(" + t + " PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:--threads=${KB_NVCC_THREADS}>)\n"
+             "elseif(DEFINED ENV{NVCC_THREADS})\n"
              "  target_compile_options(" + t + " PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:--threads=$ENV{NVCC_THREADS}>)\n"
              "endif()\n";
     case Backend::rocm:
