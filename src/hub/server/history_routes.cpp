@@ -147,7 +147,8 @@ void HubService::paths_info(const httplib::Request& request, httplib::Response& 
     if (path.empty()) continue;
     json entry;
     if (auto it = commit.tree.find(path); it != commit.tree.end()) {
-      entry = tree_file_entry(path, it->second);
+      const storage::TreeEntry& file = it->second;
+      entry = tree_file_entry(path, file, file.lfs ? store_.xet().file_for_sha256(file.sha256) : std::nullopt);
     } else if (auto below = commit.tree.lower_bound(path + "/");
                below != commit.tree.end() && below->first.rfind(path + "/", 0) == 0) {
       entry = {{"type", "directory"}, {"oid", tree_directory_oid(commit, path)}, {"path", path}};

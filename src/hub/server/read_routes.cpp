@@ -41,8 +41,9 @@ std::string etag_of(const storage::TreeEntry& entry) { return entry.lfs ? entry.
 
 }  // namespace
 
-json tree_file_entry(const std::string& path, const storage::TreeEntry& entry) {
+json tree_file_entry(const std::string& path, const storage::TreeEntry& entry, const std::optional<std::string>& xet_hash) {
   json out = {{"type", "file"}, {"oid", entry.oid}, {"size", entry.size}, {"path", path}};
+  if (xet_hash) out["xetHash"] = *xet_hash;
   if (entry.lfs) {
     out["lfs"] = {{"oid", entry.sha256}, {"size", entry.size},
                   {"pointerSize", storage::lfs_pointer(entry.sha256, entry.size).size()}};
@@ -192,7 +193,7 @@ void HubService::tree(const httplib::Request& request, httplib::Response& respon
   }
   for (const auto& [path, entry] : files) {
     if (index >= start && index < start + page) {
-      json e = tree_file_entry(path, *entry);
+      json e = tree_file_entry(path, *entry, entry->lfs ? store_.xet().file_for_sha256(entry->sha256) : std::nullopt);
       if (expand) e["lastCommit"] = {{"id", *id.value}, {"title", commit.message}, {"date", commit.time}};
       body.push_back(std::move(e));
     }

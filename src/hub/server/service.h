@@ -179,9 +179,10 @@ class HubService {
   std::map<std::string, UploadTicket> tickets_;
 };
 
-// The tree listing's JSON entry of a file (also paths-info's), and the stable id of a directory:
-// sha1 over the (path, oid) pairs beneath it.
-nlohmann::json tree_file_entry(const std::string& path, const storage::TreeEntry& entry);
+// The tree listing's JSON entry of a file (also paths-info's; `xet_hash` when the content has a
+// Xet form), and the stable id of a directory: sha1 over the (path, oid) pairs beneath it.
+nlohmann::json tree_file_entry(const std::string& path, const storage::TreeEntry& entry,
+                               const std::optional<std::string>& xet_hash);
 std::string tree_directory_oid(const storage::Commit& commit, const std::string& dir);
 
 // "{a}/{b}/.../" joined from raw segments [first, end), each percent-decoded.

@@ -67,7 +67,8 @@ def upload_and_read_back(args):
                 commit_message="Upload the test folder")
     DATA["commit"] = getattr(info, "oid", None)
     tree = step("list_repo_tree", lambda: list(api.list_repo_tree(repo, repo_type=kind, recursive=True)))
-    DATA["tree"] = {e.path: {"size": getattr(e, "size", None), "lfs": bool(getattr(e, "lfs", None))}
+    DATA["tree"] = {e.path: {"size": getattr(e, "size", None), "lfs": bool(getattr(e, "lfs", None)),
+                             "xet_hash": getattr(e, "xet_hash", None)}
                     for e in tree or [] if isinstance(e, hf.hf_api.RepoFile)}
     downloaded = {}
     for path in written:

@@ -46,6 +46,16 @@ def run_scenario(hub, tmp_path, client, transfer, scenario, **args):
     return report["data"]
 
 
+def assert_transfer_used(hub, transfer):
+    """The uploads went the way the variant says (the server's access log names the routes)."""
+    log = hub.log()
+    if transfer == "xet":
+        assert "/xet-write-token/" in log and "POST /api/kernel-hub/xet/v1/xorbs/" in log
+        assert "/info/lfs/objects/batch" not in log
+    else:
+        assert "/info/lfs/objects/batch" in log and "xet-write-token" not in log
+
+
 def variants(repo_type="model"):
     # huggingface_hub 1.33 refuses create_commit/upload_* for repo_type="kernel" itself (a
     # ValueError before any request); 2.4.0 accepts them.
@@ -97,6 +107,9 @@ def test_upload_folder_and_read_back(hub, tmp_path, people, repo_type, client, t
     for path, size in sizes.items():
         assert data["tree"][path]["size"] == size, path
     assert data["tree"]["weights/big.bin"]["lfs"] and data["tree"]["weights/kernel.so"]["lfs"]
+    if transfer == "xet":  # the tree names the Xet form of a file uploaded through Xet
+        assert len(data["tree"]["weights/big.bin"]["xet_hash"]) == 64
+    assert_transfer_used(hub, transfer)
     assert not data["tree"]["config.json"]["lfs"]
     assert data["paths_info"] == [["RepoFile", "README.md"], ["RepoFolder", "weights"]]
     if repo_type == "model":
@@ -138,6 +151,7 @@ def test_pull_request_from_a_non_member(hub, tmp_path, people, repo_type, client
     assert data["pr_files"] == {"file.txt": digest(b"v2\n"), "big.bin": digest(big.read_bytes()),
                                 "more.txt": digest(b"more\n"), "review.txt": digest(b"ok\n")}
     assert data["main_file"] == "v1\n"
+    assert_transfer_used(hub, transfer)
     if repo_type == "model":
         assert data["discussion"] == {"num": 2, "author": "bob", "is_pull_request": True, "status": "draft",
                                       "git_reference": "refs/pr/2"}
