@@ -56,7 +56,9 @@ bool ReproducibilityReport::ok() const {
 std::optional<std::string> first_difference(const fs::path& a, const fs::path& b) {
   auto files_a = util::list_files_recursive(a), files_b = util::list_files_recursive(b);
   for (size_t i = 0; i < std::max(files_a.size(), files_b.size()); ++i) {
-    if (i >= files_a.size()) return files_b[i] + ": only in the second build";
+    if (i >= files_a.size() || (i < files_b.size() && files_b[i] < files_a[i])) {
+      return files_b[i] + ": only in the second build";
+    }
     if (i >= files_b.size() || files_a[i] != files_b[i]) return files_a[i] + ": only in the first build";
     auto bytes_a = util::read_file(a / files_a[i]), bytes_b = util::read_file(b / files_b[i]);
     if (!bytes_a || !bytes_b) return files_a[i] + ": cannot be read";
