@@ -4,13 +4,15 @@
 // Bearer token, and the server keeps no sessions). This file fills the view models of
 // hub/web/pages.h from storage; the HTML is made there.
 #include <algorithm>
+#include <fstream>
+#include <functional>
+#include <vector>
 
 #include "hub/protocol/names.h"
 #include "hub/server/http_support.h"
 #include "hub/server/service.h"
 #include "hub/web/html.h"
 #include "hub/web/pages.h"
-#include "util/fs.h"
 #include "util/hash.h"
 #include "util/strings.h"
 
@@ -34,6 +36,30 @@ void reply_page(const httplib::Request& request, httplib::Response& response, in
 
 std::string query(const httplib::Request& request, const char* name) {
   return request.has_param(name) ? request.get_param_value(name) : "";
+}
+
+// Streams a file's content, wherever it is stored: the object store (LFS and inline uploads) or
+// Xet storage (files uploaded through Xet exist only as xorbs).
+util::Status stream_content(storage::RepoStore& store, const web::RepoFile& file,
+                            const std::function<bool(const char*, size_t)>& write) {
+  auto missing = [&file] { return util::Error(util::ErrorKind::io, "Stored content of `" + file.path + "` is missing"); };
+  if (store.objects().contains(file.sha256)) {
+    std::ifstream in(store.objects().path_of(file.sha256), std::ios::binary);
+    std::vector<char> buffer(256 * 1024);
+    while (in) {
+      in.read(buffer.data(), static_cast<std::streamsize>(buffer.size()));
+      if (in.gcount() > 0 && !write(buffer.data(), static_cast<size_t>(in.gcount()))) return missing();
+    }
+    if (!in.eof()) return missing();
+    return {};
+  }
+  auto hash = store.xet().file_for_sha256(file.sha256);
+  if (!hash) return missing();
+  auto xet_file = store.xet().file(*hash);
+  if (!xet_file || xet_file->size != file.size) return missing();
+  storage::XetFileReader reader(store.xet(), *xet_file);
+  if (!reader.read(0, file.size, write)) return missing();
+  return {};
 }
 
 }  // namespace
@@ -109,7 +135,12 @@ void HubService::repo_page(const httplib::Request& request, httplib::Response& r
       return util::Error(util::ErrorKind::invalid, "`" + file.path + "` is larger than " +
                                                        std::to_string(kMaxRenderedFile) + " bytes");
     }
-    return util::read_file(store_.objects().path_of(file.sha256));
+    std::string content;
+    KB_TRY(stream_content(store_, file, [&content](const char* data, size_t size) {
+      content.append(data, size);
+      return true;
+    }));
+    return content;
   };
   for (const char* card : {"README.md", "CARD.md"}) {
     auto it = std::find_if(view.files.begin(), view.files.end(), [&](const web::RepoFile& f) { return f.path == card; });
@@ -120,12 +151,16 @@ void HubService::repo_page(const httplib::Request& request, httplib::Response& r
       break;
     }
   }
-  web::VariantSources sources{read, [this](const web::RepoFile& file, metadata::DigestAlgorithm algorithm) {
-                                return util::hash_file(algorithm == metadata::DigestAlgorithm::sha512
-                                                           ? util::HashAlgorithm::sha512
-                                                           : util::HashAlgorithm::sha256,
-                                                       store_.objects().path_of(file.sha256));
-                              }};
+  auto hash = [this](const web::RepoFile& file, metadata::DigestAlgorithm algorithm) -> util::Result<std::string> {
+    util::Hasher hasher(algorithm == metadata::DigestAlgorithm::sha512 ? util::HashAlgorithm::sha512
+                                                                       : util::HashAlgorithm::sha256);
+    KB_TRY(stream_content(store_, file, [&hasher](const char* data, size_t size) {
+      hasher.update(std::string_view(data, size));
+      return true;
+    }));
+    return hasher.finish();
+  };
+  web::VariantSources sources{read, hash};
   view.variants = web::variant_rows(view.files, sources);
 
   if (auto records = benchmarks_.list(repo)) {
