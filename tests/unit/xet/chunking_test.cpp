@@ -39,6 +39,36 @@ TEST(chunk_lengths, equal_the_specs_byte_by_byte_algorithm) {
   }
 }
 
+// The first admissible boundary, at exactly kMinChunkSize bytes, depends on all of the last 64
+// bytes (the chunker must not skip hashing any of them). Choose the last three bytes so that the
+// spec's algorithm cuts there.
+TEST(chunk_lengths, boundary_at_exactly_the_minimum_size) {
+  std::string data = testing::generate("random", 3 * kMinChunkSize, 41);
+  uint64_t prefix = 0;
+  for (size_t i = 0; i + 3 < kMinChunkSize; ++i) prefix = (prefix << 1) + kGearTable[uint8_t(data[i])];
+  bool found = false;
+  for (int a = 0; a < 256 && !found; ++a) {
+    for (int b = 0; b < 256 && !found; ++b) {
+      for (int c = 0; c < 256 && !found; ++c) {
+        uint64_t h = (((((prefix << 1) + kGearTable[a]) << 1) + kGearTable[b]) << 1) + kGearTable[c];
+        if ((h & 0xFFFF000000000000ull) == 0) {
+          data[kMinChunkSize - 3] = char(a);
+          data[kMinChunkSize - 2] = char(b);
+          data[kMinChunkSize - 1] = char(c);
+          found = true;
+        }
+      }
+    }
+  }
+  ASSERT_TRUE(found);
+  ASSERT_EQ(reference_chunk_lengths(data).front(), kMinChunkSize);
+  EXPECT_EQ(chunk_lengths(data), reference_chunk_lengths(data));
+  // The oldest byte that still counts, 63 positions back, moves the boundary when changed.
+  data[kMinChunkSize - 64] ^= 1;
+  EXPECT_NE(reference_chunk_lengths(data).front(), kMinChunkSize);
+  EXPECT_EQ(chunk_lengths(data), reference_chunk_lengths(data));
+}
+
 TEST(chunk_lengths, respect_minimum_and_maximum_except_for_the_last_chunk) {
   std::string data = testing::generate("random", 5'000'000, 3);
   auto lengths = chunk_lengths(data);

@@ -119,9 +119,17 @@ TEST(plan_reconstruction, byte_ranges_give_exactly_the_requested_bytes) {
     uint64_t last = std::min(range.last.value_or(size - 1), size - 1);
     EXPECT_EQ(assemble(world, *plan), world.content.substr(range.first, last - range.first + 1))
         << range.first << "-" << last;
-    // Trimmed to the chunks that hold the range: the first term starts in the first chunk.
-    EXPECT_LT(plan->offset_into_first_range, kMaxChunkSize);
+    // Trimmed to the chunks that hold the range: the skipped bytes lie in the first chunk.
+    const ReconstructionTerm& first = plan->terms.front();
+    EXPECT_LT(plan->offset_into_first_range, world.xorbs.at(first.xorb_hash).info.chunks[first.chunk_begin].size);
   }
+  // A range starting exactly at a chunk boundary skips nothing.
+  uint64_t second_chunk = world.xorbs.at(world.terms[0].xorb_hash).info.chunks[0].size;
+  auto plan = plan_reconstruction(world.terms, RequestedRange{second_chunk, std::nullopt}, world.lookup());
+  ASSERT_TRUE(plan.ok());
+  EXPECT_EQ(plan->offset_into_first_range, 0u);
+  EXPECT_EQ(plan->terms.front().chunk_begin, 1u);
+  EXPECT_EQ(assemble(world, *plan), world.content.substr(second_chunk));
 }
 
 TEST(plan_reconstruction, refuses_a_range_starting_at_or_after_the_end) {
