@@ -100,3 +100,13 @@ def test_a_wrong_token(hub, published, tmp_path):
 def test_hub_benchmark_without_revision(hub, published, tmp_path):
     r = run_kernels(["benchmark", REPO], cwd=tmp_path, env=_env(hub, tmp_path, hub.token))
     assert (r.returncode, r.stderr) == (2, "error: must specify either branch or version\n")
+
+
+def test_unknown_repository(hub, tmp_path):
+    r = run_kernels(["benchmark", "trusted-org/no-such-kernel", "--version", "1"], cwd=tmp_path,
+                    env=_env(hub, tmp_path, hub.token))
+    assert r.returncode == 1
+    assert (f"error: Cannot list the benchmarks of `trusted-org/no-such-kernel` at `v1` on {hub.endpoint}\n"
+            "Caused by: HTTP 404 RepoNotFound") in r.stderr
+    assert ("hint: check that `trusted-org/no-such-kernel` and the revision exist on this Hub and that your "
+            "token can read them\n") in r.stderr

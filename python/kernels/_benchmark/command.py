@@ -77,13 +77,19 @@ def _variant_of(kernel) -> str:
 
 def _download_scripts(target: Target, into: Path) -> None:
     from huggingface_hub import HfApi, constants
-    from huggingface_hub.errors import EntryNotFoundError, HfHubHTTPError
+    from huggingface_hub.errors import EntryNotFoundError, HfHubHTTPError, RepositoryNotFoundError
 
     from kernels import _core
 
+    def listing(repo_type: str):
+        return list(HfApi().list_repo_tree(target.repo_id, path_in_repo="benchmarks",
+                                           revision=target.revision, repo_type=repo_type))
+
     try:
-        entries = list(HfApi().list_repo_tree(target.repo_id, path_in_repo="benchmarks",
-                                              revision=target.revision, repo_type="kernel"))
+        try:
+            entries = listing("kernel")
+        except RepositoryNotFoundError:  # a kernel published as a model repository (upstream's type)
+            entries = listing("model")
     except EntryNotFoundError:
         entries = []
     except HfHubHTTPError as error:
@@ -182,7 +188,8 @@ def _run_loaded(args, target: Target, kernel, variant: str, scripts: List[Path])
     doc = document.build(
         document.Kernel(target.repo_id, target.revision, variant),
         machine, document.Settings(args.iterations, args.warmup, timer.name), roofs, cases)
-    text = table.render(doc, roofs.copy_source)
+    names = ", ".join(f"benchmarks/{script.name}" for script in scripts)
+    text = table.render(doc, roofs.copy_source, f"{names} (sha256 {discovery.scripts_sha256(scripts)[:12]})")
     if args.json:
         print(text, file=sys.stderr, end="")
         print(json.dumps(doc, indent=2))

@@ -46,7 +46,8 @@ def rows(document: dict) -> List[List[str]]:
     return out
 
 
-def render(document: dict, copy_source: Optional[str]) -> str:
+def render(document: dict, copy_source: Optional[str], scripts: str) -> str:
+    """`scripts`: the script names and the SHA-256 over their bytes (upstream prints it too)."""
     k, m, s, d = document["kernel"], document["machine"], document["settings"], document["device"]
     bandwidth = d["copy_bandwidth_bytes_per_s"]
     peak = d["peak_flops_per_s"]
@@ -54,6 +55,7 @@ def render(document: dict, copy_source: Optional[str]) -> str:
         f"Kernel    {k['repo_id']} @ {k['revision']}, variant {k['variant']}",
         f"Machine   CPU {m['cpu']}; GPU {m['gpu'] or '-'}; driver {m['driver'] or '-'}; "
         f"CUDA {m['cuda'] or '-'}; torch {m['torch']}; Python {m['python']}",
+        f"Scripts   {scripts}",
         f"Timing    {s['timer']}, {s['iterations']} iterations after {s['warmup']} warmup; times in ms",
         "Copy      " + ("-" if bandwidth is None else f"{_number(bandwidth / 1e9)} GB/s ({copy_source})"),
         "Peak      " + ("-" if peak is None else f"{_number(peak / 1e9)} GFLOP/s ({d['peak_source']})"),
