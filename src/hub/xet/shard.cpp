@@ -327,80 +327,105 @@ std::string serialize_shard(const Shard& shard) {
   return out;
 }
 
-util::Status verify_uploaded_shard(const Shard& shard, const XorbChunksLookup& lookup) {
-  std::map<MerkleHash, std::vector<ChunkHashAndSize>> known;
-  auto chunks_of = [&](const MerkleHash& xorb) -> util::Result<const std::vector<ChunkHashAndSize>*> {
-    auto it = known.find(xorb);
-    if (it == known.end()) {
-      auto chunks = lookup(xorb);
+namespace {
+
+// Stored chunk lists, each looked up once per shard.
+class StoredXorbs {
+ public:
+  explicit StoredXorbs(const XorbChunksLookup& lookup) : lookup_(lookup) {}
+  util::Result<const std::vector<ChunkHashAndSize>*> chunks(const MerkleHash& xorb) {
+    auto it = known_.find(xorb);
+    if (it == known_.end()) {
+      auto chunks = lookup_(xorb);
       if (!chunks) return std::move(chunks).error();
-      it = known.emplace(xorb, std::move(*chunks)).first;
+      it = known_.emplace(xorb, std::move(*chunks)).first;
     }
     return &it->second;
-  };
-
-  for (size_t f = 0; f < shard.files.size(); ++f) {
-    const FileInfo& file = shard.files[f];
-    std::string name = "file `" + hash_to_string(file.file_hash) + "`";
-    std::vector<ChunkHashAndSize> file_chunks;
-    for (size_t t = 0; t < file.terms.size(); ++t) {
-      const FileTerm& term = file.terms[t];
-      std::string term_name = name + ", term " + std::to_string(t);
-      auto chunks = chunks_of(term.xorb_hash);
-      if (!chunks) return std::move(chunks).error();
-      const auto& xorb_chunks = **chunks;
-      if (term.chunk_begin >= term.chunk_end || term.chunk_end > xorb_chunks.size()) {
-        util::Error error(util::ErrorKind::invalid, "Shard references chunks outside a xorb");
-        error.code = error_code::kChunkRangeOutOfBounds;
-        return std::move(error).with_cause(term_name + ": chunks [" + std::to_string(term.chunk_begin) + ", " +
-                                           std::to_string(term.chunk_end) + ") of xorb `" +
-                                           hash_to_string(term.xorb_hash) + "`, which has " +
-                                           std::to_string(xorb_chunks.size()));
-      }
-      if (!term.verification) return verification_failed(term_name + ": no verification entry");
-      std::vector<MerkleHash> range_hashes;
-      uint64_t unpacked = 0;
-      for (uint32_t c = term.chunk_begin; c < term.chunk_end; ++c) {
-        range_hashes.push_back(xorb_chunks[c].hash);
-        unpacked += xorb_chunks[c].size;
-        file_chunks.push_back(xorb_chunks[c]);
-      }
-      if (unpacked != term.unpacked_size) {
-        return verification_failed(term_name + ": declares " + std::to_string(term.unpacked_size) +
-                                   " bytes, its chunks hold " + std::to_string(unpacked));
-      }
-      if (verification_range_hash(range_hashes) != *term.verification) {
-        return verification_failed(term_name + ": the verification hash does not match the xorb's chunks");
-      }
-    }
-    MerkleHash computed = file_hash(file_chunks);
-    if (computed != file.file_hash) {
-      return verification_failed(name + ": its terms reconstruct a file with hash `" + hash_to_string(computed) + "`");
-    }
   }
 
-  for (const XorbEntry& xorb : shard.xorbs) {
-    std::string name = "CAS info of xorb `" + hash_to_string(xorb.xorb_hash) + "`";
-    auto chunks = chunks_of(xorb.xorb_hash);
-    if (!chunks) return std::move(chunks).error();
-    const auto& stored = **chunks;
-    if (stored.size() != xorb.chunks.size()) {
-      return verification_failed(name + ": lists " + std::to_string(xorb.chunks.size()) + " chunks, the xorb has " +
-                                 std::to_string(stored.size()));
-    }
-    uint64_t offset = 0;
-    for (size_t c = 0; c < stored.size(); ++c) {
-      const XorbChunkEntry& entry = xorb.chunks[c];
-      if (entry.chunk_hash != stored[c].hash || entry.unpacked_size != stored[c].size || entry.byte_start != offset) {
-        return verification_failed(name + ": chunk " + std::to_string(c) + " disagrees with the stored xorb");
-      }
-      offset += stored[c].size;
-    }
-    if (offset != xorb.unpacked_size) {
-      return verification_failed(name + ": declares " + std::to_string(xorb.unpacked_size) +
-                                 " unpacked bytes, the xorb holds " + std::to_string(offset));
-    }
+ private:
+  const XorbChunksLookup& lookup_;
+  std::map<MerkleHash, std::vector<ChunkHashAndSize>> known_;
+};
+
+// A term's range, size and verification hash against the stored xorb; its chunks are appended
+// to `file_chunks`.
+util::Status verify_term(const FileTerm& term, const std::string& name, StoredXorbs& stored,
+                         std::vector<ChunkHashAndSize>& file_chunks) {
+  auto chunks = stored.chunks(term.xorb_hash);
+  if (!chunks) return std::move(chunks).error();
+  const auto& xorb_chunks = **chunks;
+  if (term.chunk_begin >= term.chunk_end || term.chunk_end > xorb_chunks.size()) {
+    util::Error error(util::ErrorKind::invalid, "Shard references chunks outside a xorb");
+    error.code = error_code::kChunkRangeOutOfBounds;
+    return std::move(error).with_cause(name + ": chunks [" + std::to_string(term.chunk_begin) + ", " +
+                                       std::to_string(term.chunk_end) + ") of xorb `" +
+                                       hash_to_string(term.xorb_hash) + "`, which has " +
+                                       std::to_string(xorb_chunks.size()));
   }
+  if (!term.verification) return verification_failed(name + ": no verification entry");
+  std::vector<MerkleHash> range_hashes;
+  uint64_t unpacked = 0;
+  for (uint32_t c = term.chunk_begin; c < term.chunk_end; ++c) {
+    range_hashes.push_back(xorb_chunks[c].hash);
+    unpacked += xorb_chunks[c].size;
+    file_chunks.push_back(xorb_chunks[c]);
+  }
+  if (unpacked != term.unpacked_size) {
+    return verification_failed(name + ": declares " + std::to_string(term.unpacked_size) + " bytes, its chunks hold " +
+                               std::to_string(unpacked));
+  }
+  if (verification_range_hash(range_hashes) != *term.verification) {
+    return verification_failed(name + ": the verification hash does not match the xorb's chunks");
+  }
+  return {};
+}
+
+util::Status verify_file(const FileInfo& file, StoredXorbs& stored) {
+  std::string name = "file `" + hash_to_string(file.file_hash) + "`";
+  std::vector<ChunkHashAndSize> file_chunks;
+  for (size_t t = 0; t < file.terms.size(); ++t) {
+    KB_TRY(verify_term(file.terms[t], name + ", term " + std::to_string(t), stored, file_chunks));
+  }
+  MerkleHash computed = file_hash(file_chunks);
+  if (computed != file.file_hash) {
+    return verification_failed(name + ": its terms reconstruct a file with hash `" + hash_to_string(computed) + "`");
+  }
+  return {};
+}
+
+// A CAS info block must describe the stored xorb: same chunks, offsets and total.
+util::Status verify_xorb_entry(const XorbEntry& xorb, StoredXorbs& stored) {
+  std::string name = "CAS info of xorb `" + hash_to_string(xorb.xorb_hash) + "`";
+  auto chunks = stored.chunks(xorb.xorb_hash);
+  if (!chunks) return std::move(chunks).error();
+  const auto& stored_chunks = **chunks;
+  if (stored_chunks.size() != xorb.chunks.size()) {
+    return verification_failed(name + ": lists " + std::to_string(xorb.chunks.size()) + " chunks, the xorb has " +
+                               std::to_string(stored_chunks.size()));
+  }
+  uint64_t offset = 0;
+  for (size_t c = 0; c < stored_chunks.size(); ++c) {
+    const XorbChunkEntry& entry = xorb.chunks[c];
+    if (entry.chunk_hash != stored_chunks[c].hash || entry.unpacked_size != stored_chunks[c].size ||
+        entry.byte_start != offset) {
+      return verification_failed(name + ": chunk " + std::to_string(c) + " disagrees with the stored xorb");
+    }
+    offset += stored_chunks[c].size;
+  }
+  if (offset != xorb.unpacked_size) {
+    return verification_failed(name + ": declares " + std::to_string(xorb.unpacked_size) +
+                               " unpacked bytes, the xorb holds " + std::to_string(offset));
+  }
+  return {};
+}
+
+}  // namespace
+
+util::Status verify_uploaded_shard(const Shard& shard, const XorbChunksLookup& lookup) {
+  StoredXorbs stored(lookup);
+  for (const FileInfo& file : shard.files) KB_TRY(verify_file(file, stored));
+  for (const XorbEntry& xorb : shard.xorbs) KB_TRY(verify_xorb_entry(xorb, stored));
   return {};
 }
 

@@ -74,8 +74,8 @@ struct Shard {
 
 // Structural parse (code kShardTooLarge over kMaxShardSize, otherwise kMalformedShard): magic and
 // versions, every entry inside the bytes, bookends, verification entries on every file or none,
-// no trailing bytes, footer offsets consistent; a term's chunk range must be non-empty and a
-// file's sizes must fit in 64 bits. Hashes are not checked here (verify_uploaded_shard).
+// no trailing bytes, footer offsets consistent, no unknown file flags, non-empty term chunk
+// ranges. Hashes are not checked here (verify_uploaded_shard).
 util::Result<Shard> parse_shard(std::string_view bytes);
 // The inverse of parse_shard: parse_shard(serialize_shard(s)) == s (offsets computed here).
 std::string serialize_shard(const Shard& shard);
