@@ -1,5 +1,5 @@
 """`--visual BASE`: the run drawn with matplotlib, light and dark, as BASE-light.svg and
-BASE-dark.svg (and .png with `--rasterized`). Three panels: time per case (mean, with std and
+BASE-dark.svg (and .png with `--rasterized`). Three panels: time per case (mean, quartiles and
 min–max), each case's fraction of copy bandwidth and of peak, and the roofline (achieved FLOP/s
 against arithmetic intensity, under min(peak, intensity × copy bandwidth)) for the cases that
 declare both bytes and FLOPs. SVGs are written reproducibly (fixed hash salt, no date)."""
@@ -20,14 +20,16 @@ def _time_panel(ax, document: dict) -> None:
     labels = _labels(document)
     y = list(range(len(results)))
     means = [r["mean"] for r in results]
-    ax.barh(y, means, xerr=[r["std"] for r in results], color="C0", alpha=0.8, capsize=3)
+    ax.barh(y, means, color="C0", alpha=0.8, label="mean")
+    ax.hlines(y, [r["q1"] for r in results], [r["q3"] for r in results], color="C3", linewidth=3,
+              label="q1 – q3", zorder=3)
     ax.scatter([r["min"] for r in results], y, marker="|", color="C1", s=80, label="min / max", zorder=3)
     ax.scatter([r["max"] for r in results], y, marker="|", color="C1", s=80, zorder=3)
     ax.set_yticks(y, labels)
     ax.invert_yaxis()
     if min(means) > 0 and max(means) / min(means) > 50:  # cases of very different cost
         ax.set_xscale("log")
-    ax.set_xlabel("time per call (ms): mean ± std")
+    ax.set_xlabel("time per call (ms)")
     ax.set_title("Time")
     ax.legend(loc="lower right", fontsize="small")
 
