@@ -5,11 +5,13 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 
 #include "abi/binary.h"
 #include "build/unique_id.h"
 #include "util/fs.h"
 #include "util/hash.h"
+#include "util/process.h"
 #include "util/strings.h"
 
 namespace kb::build {
@@ -45,6 +47,16 @@ std::string first_differing_offset(const std::string& a, const std::string& b) {
 }
 
 }  // namespace
+
+std::string source_date_epoch(const fs::path& project) {
+  if (const char* set = std::getenv("SOURCE_DATE_EPOCH"); set && *set) return set;
+  auto git = util::run_process({"git", "-C", project.string(), "log", "-1", "--format=%ct"});
+  if (git && git->success()) {
+    std::string value(util::trim(git->stdout_text));
+    if (!value.empty() && value.find_first_not_of("0123456789") == std::string::npos) return value;
+  }
+  return "0";
+}
 
 bool ReproducibilityReport::ok() const {
   for (const auto& v : variants) {
@@ -91,6 +103,8 @@ Result<ReproducibilityReport> check_reproducible(const BuildOptions& options, Bu
   if (!project.has_filename()) project = project.parent_path();
   // One unique id for both builds (the copies are outside git): --unique-id, else the project's.
   std::string unique_id = make_unique_id(options.unique_id, read_git_info(project));
+  // And one SOURCE_DATE_EPOCH: the project's, which the copies (outside git) cannot read.
+  ::setenv("SOURCE_DATE_EPOCH", source_date_epoch(project).c_str(), 0);
 
   auto stamp = std::chrono::system_clock::now().time_since_epoch().count();
   ReproducibilityReport report;

@@ -27,6 +27,10 @@ struct ReproducibilityReport {
   bool ok() const;
 };
 
+// SOURCE_DATE_EPOCH for the compilers (__DATE__/__TIME__): the environment's, else the time of
+// the project's git HEAD commit, else 0. Same sources, same value.
+std::string source_date_epoch(const std::filesystem::path& project);
+
 // Compares two built variant directories file by file (sorted relative paths), then by ELF
 // section for native files. Empty when identical.
 std::optional<std::string> first_difference(const std::filesystem::path& a, const std::filesystem::path& b);

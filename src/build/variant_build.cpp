@@ -9,6 +9,7 @@
 #include "build/jobs.h"
 #include "build/portable.h"
 #include "build/project_checks.h"
+#include "build/reproducible.h"
 #include "build/staging.h"
 #include "build/toolchain.h"
 #include "build/torch_pch.h"
@@ -292,6 +293,7 @@ Result<ArchOutput> compile_arch(const BuildSettings& s, const PlannedVariant& v,
   JobPlan jobs = plan_compile_jobs(s.cores, v.backend, nvcc_threads, s.concurrent_variants, s.memory_budget_gib);
   if (jobs.note && s.reporter) s.reporter->note(v.name + ": " + *jobs.note);
   std::map<std::string, std::string> env = {{"MAX_JOBS", std::to_string(jobs.jobs)}};
+  env["SOURCE_DATE_EPOCH"] = source_date_epoch(s.project);  // reproducible __DATE__/__TIME__
   fs::path configure_stamp = work / "configure.args";
   auto previous = util::read_file(configure_stamp);
   if (!fs::exists(cmake_dir / "CMakeCache.txt") || !previous || *previous != configure_key) {
