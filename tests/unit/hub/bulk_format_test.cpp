@@ -15,7 +15,7 @@ std::string make_stream(util::TempDir& dir, std::vector<std::pair<std::string, s
   for (auto& [path, content] : files) {
     auto source = dir.path() / ("src" + std::to_string(i++));
     EXPECT_TRUE(util::write_file_atomic(source, content).ok());
-    entries.push_back({path, content.size(), util::sha256_hex(content), source});
+    entries.push_back({path, content.size(), util::sha256_hex(content), source, {}});
   }
   std::string out;
   EXPECT_TRUE(write_bulk_stream(entries, [&](const char* d, size_t n) { out.append(d, n); return true; }));
