@@ -18,6 +18,25 @@ util::Error range_not_satisfiable(uint64_t first, uint64_t file_size) {
                                      std::to_string(file_size) + " bytes");
 }
 
+// The byte ranges covering `chunk_ranges` of a xorb, overlapping or adjacent ranges merged.
+XorbFetch fetch_for(const MerkleHash& hash, const XorbInfo& xorb,
+                    std::vector<std::pair<uint32_t, uint32_t>> chunk_ranges) {
+  std::sort(chunk_ranges.begin(), chunk_ranges.end());
+  XorbFetch fetch{hash, {}};
+  for (const auto& [begin, end] : chunk_ranges) {
+    if (!fetch.ranges.empty() && begin <= fetch.ranges.back().chunk_end) {
+      fetch.ranges.back().chunk_end = std::max(fetch.ranges.back().chunk_end, end);
+    } else {
+      fetch.ranges.push_back({begin, end, 0, 0});
+    }
+  }
+  for (auto& range : fetch.ranges) {
+    range.byte_start = xorb.chunks[range.chunk_begin].offset;
+    range.byte_end = xorb.chunks[range.chunk_end - 1].end() - 1;
+  }
+  return fetch;
+}
+
 }  // namespace
 
 util::Result<Reconstruction> plan_reconstruction(std::span<const FileTerm> terms,
@@ -82,24 +101,7 @@ util::Result<Reconstruction> plan_reconstruction(std::span<const FileTerm> terms
     term_start = term_end;
   }
 
-  for (const auto& hash : order) {
-    auto& ranges = used[hash];
-    std::sort(ranges.begin(), ranges.end());
-    XorbFetch fetch{hash, {}};
-    const XorbInfo& xorb = layouts[hash];
-    for (const auto& [begin, end] : ranges) {
-      if (!fetch.ranges.empty() && begin <= fetch.ranges.back().chunk_end) {
-        fetch.ranges.back().chunk_end = std::max(fetch.ranges.back().chunk_end, end);
-      } else {
-        fetch.ranges.push_back({begin, end, 0, 0});
-      }
-    }
-    for (auto& r : fetch.ranges) {
-      r.byte_start = xorb.chunks[r.chunk_begin].offset;
-      r.byte_end = xorb.chunks[r.chunk_end - 1].end() - 1;
-    }
-    plan.fetches.push_back(std::move(fetch));
-  }
+  for (const auto& hash : order) plan.fetches.push_back(fetch_for(hash, layouts[hash], used[hash]));
   return plan;
 }
 
