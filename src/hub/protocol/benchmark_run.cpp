@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-
 #include <nlohmann/json.hpp>
 
 #include "hub/protocol/names.h"
@@ -74,7 +73,8 @@ class Fields {
     if (!value) return field_error(name(key), "required integer is missing");
     if (value->is_number_unsigned()) {
       auto number = value->get<uint64_t>();
-      if (number > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) || static_cast<int64_t>(number) < minimum) {
+      if (number > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) ||
+          static_cast<int64_t>(number) < minimum) {
         return field_error(name(key), expected);
       }
       return static_cast<int64_t>(number);
@@ -102,11 +102,11 @@ class Fields {
 };
 
 // Assigns a parsed member or returns its error from the enclosing function.
-#define KB_FIELD(target, expression)                 \
-  do {                                               \
-    auto kb_field_value = (expression);              \
+#define KB_FIELD(target, expression)                               \
+  do {                                                             \
+    auto kb_field_value = (expression);                            \
     if (!kb_field_value) return std::move(kb_field_value).error(); \
-    (target) = std::move(*kb_field_value);           \
+    (target) = std::move(*kb_field_value);                         \
   } while (false)
 
 util::Result<BenchmarkKernel> parse_kernel(const Fields& fields) {
@@ -257,10 +257,21 @@ std::string render_benchmark_run(const BenchmarkRun& run) {
   using ordered = nlohmann::ordered_json;
   ordered results = ordered::array();
   for (const auto& r : run.results) {
-    results.push_back({{"benchmark", r.benchmark}, {"case", r.case_name}, {"verified", optional_value(r.verified)},
-                       {"unit", r.unit}, {"mean", r.mean}, {"std", r.std}, {"min", r.min}, {"max", r.max},
-                       {"q1", r.q1}, {"median", r.median}, {"q3", r.q3}, {"outliers", r.outliers},
-                       {"samples", r.samples}, {"bytes", optional_value(r.bytes)}, {"flops", optional_value(r.flops)},
+    results.push_back({{"benchmark", r.benchmark},
+                       {"case", r.case_name},
+                       {"verified", optional_value(r.verified)},
+                       {"unit", r.unit},
+                       {"mean", r.mean},
+                       {"std", r.std},
+                       {"min", r.min},
+                       {"max", r.max},
+                       {"q1", r.q1},
+                       {"median", r.median},
+                       {"q3", r.q3},
+                       {"outliers", r.outliers},
+                       {"samples", r.samples},
+                       {"bytes", optional_value(r.bytes)},
+                       {"flops", optional_value(r.flops)},
                        {"bandwidth_fraction", optional_value(r.bandwidth_fraction)},
                        {"peak_fraction", optional_value(r.peak_fraction)}});
   }
@@ -268,13 +279,22 @@ std::string render_benchmark_run(const BenchmarkRun& run) {
   ordered doc = {
       {"format", kBenchmarkFormat},
       {"kernel", {{"repo_id", run.kernel.repo_id}, {"revision", run.kernel.revision}, {"variant", run.kernel.variant}}},
-      {"machine", {{"cpu", m.cpu}, {"gpu", optional_value(m.gpu)}, {"driver", optional_value(m.driver)},
-                   {"cuda", optional_value(m.cuda)}, {"torch", m.torch}, {"python", m.python}, {"platform", m.platform}}},
-      {"settings", {{"iterations", run.settings.iterations}, {"warmup", run.settings.warmup},
-                    {"timer", to_string(run.settings.timer)}}},
-      {"device", {{"copy_bandwidth_bytes_per_s", optional_value(run.device.copy_bandwidth_bytes_per_s)},
-                  {"peak_flops_per_s", optional_value(run.device.peak_flops_per_s)},
-                  {"peak_source", optional_value(run.device.peak_source)}}},
+      {"machine",
+       {{"cpu", m.cpu},
+        {"gpu", optional_value(m.gpu)},
+        {"driver", optional_value(m.driver)},
+        {"cuda", optional_value(m.cuda)},
+        {"torch", m.torch},
+        {"python", m.python},
+        {"platform", m.platform}}},
+      {"settings",
+       {{"iterations", run.settings.iterations},
+        {"warmup", run.settings.warmup},
+        {"timer", to_string(run.settings.timer)}}},
+      {"device",
+       {{"copy_bandwidth_bytes_per_s", optional_value(run.device.copy_bandwidth_bytes_per_s)},
+        {"peak_flops_per_s", optional_value(run.device.peak_flops_per_s)},
+        {"peak_source", optional_value(run.device.peak_source)}}},
       {"results", results}};
   return doc.dump();
 }

@@ -18,8 +18,8 @@
 namespace kb::hub::protocol {
 
 inline constexpr std::string_view kBenchmarkFormat = "kernels-benchmark/1";
-inline constexpr size_t kMaxBenchmarkString = 256;    // bytes of any string in the document
-inline constexpr size_t kMaxBenchmarkResults = 1000;  // entries of `results`
+inline constexpr size_t kMaxBenchmarkString = 256;                // bytes of any string in the document
+inline constexpr size_t kMaxBenchmarkResults = 1000;              // entries of `results`
 inline constexpr uint64_t kMaxBenchmarkBody = uint64_t{1} << 20;  // bytes of one posted document
 
 struct BenchmarkKernel {

@@ -63,13 +63,14 @@ void HubService::post_benchmark(const httplib::Request& request, httplib::Respon
   std::optional<storage::User> caller;
   if (!authorize(request, response, target.repo, Access::read, &caller)) return;
   if (!caller) {
-    return reply_error(response, 401, "", "Authentication required to upload benchmark results to `" +
-                                              target.repo.full() + "`");
+    return reply_error(response, 401, "",
+                       "Authentication required to upload benchmark results to `" + target.repo.full() + "`");
   }
   if (request.body.size() > protocol::kMaxBenchmarkBody) {
     return reply_error(response, 413, "",
-                       "Benchmark run of " + std::to_string(request.body.size()) + " bytes is larger than the limit of " +
-                           std::to_string(protocol::kMaxBenchmarkBody) + " bytes");
+                       "Benchmark run of " + std::to_string(request.body.size()) +
+                           " bytes is larger than the limit of " + std::to_string(protocol::kMaxBenchmarkBody) +
+                           " bytes");
   }
   auto run = protocol::parse_benchmark_run(request.body);
   if (!run) return reply_error(response, 400, "", run.error().message);
@@ -88,7 +89,8 @@ void HubService::post_benchmark(const httplib::Request& request, httplib::Respon
   uint64_t size = bytes.size();
   if (!usage_.reserve(caller->name, size, limits_.quota)) {
     return reply_error(response, 413, "",
-                       "Storing " + std::to_string(size) + " bytes of benchmark results would exceed the storage quota of " +
+                       "Storing " + std::to_string(size) +
+                           " bytes of benchmark results would exceed the storage quota of " +
                            std::to_string(limits_.quota) + " bytes of user `" + caller->name + "`");
   }
   auto stored = benchmarks_.add(target.repo, record);

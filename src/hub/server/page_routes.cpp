@@ -42,7 +42,9 @@ std::string query(const httplib::Request& request, const char* name) {
 // Xet storage (files uploaded through Xet exist only as xorbs).
 util::Status stream_content(storage::RepoStore& store, const web::RepoFile& file,
                             const std::function<bool(const char*, size_t)>& write) {
-  auto missing = [&file] { return util::Error(util::ErrorKind::io, "Stored content of `" + file.path + "` is missing"); };
+  auto missing = [&file] {
+    return util::Error(util::ErrorKind::io, "Stored content of `" + file.path + "` is missing");
+  };
   if (store.objects().contains(file.sha256)) {
     std::ifstream in(store.objects().path_of(file.sha256), std::ios::binary);
     std::vector<char> buffer(256 * 1024);
@@ -132,8 +134,8 @@ void HubService::repo_page(const httplib::Request& request, httplib::Response& r
   for (const auto& [path, entry] : commit.tree) view.files.push_back({path, entry.size, entry.sha256});
   auto read = [this](const web::RepoFile& file) -> util::Result<std::string> {
     if (file.size > kMaxRenderedFile) {
-      return util::Error(util::ErrorKind::invalid, "`" + file.path + "` is larger than " +
-                                                       std::to_string(kMaxRenderedFile) + " bytes");
+      return util::Error(util::ErrorKind::invalid,
+                         "`" + file.path + "` is larger than " + std::to_string(kMaxRenderedFile) + " bytes");
     }
     std::string content;
     KB_TRY(stream_content(store_, file, [&content](const char* data, size_t size) {
@@ -143,7 +145,8 @@ void HubService::repo_page(const httplib::Request& request, httplib::Response& r
     return content;
   };
   for (const char* card : {"README.md", "CARD.md"}) {
-    auto it = std::find_if(view.files.begin(), view.files.end(), [&](const web::RepoFile& f) { return f.path == card; });
+    auto it =
+        std::find_if(view.files.begin(), view.files.end(), [&](const web::RepoFile& f) { return f.path == card; });
     if (it == view.files.end()) continue;
     if (auto text = read(*it)) {
       view.card_path = card;

@@ -2,9 +2,8 @@
 #include "hub/storage/benchmark_store.h"
 
 #include <algorithm>
-#include <random>
-
 #include <nlohmann/json.hpp>
+#include <random>
 
 #include "util/fs.h"
 #include "util/hash.h"
@@ -25,8 +24,10 @@ util::Result<BenchmarkRecord> parse_record(const std::string& text, const fs::pa
   json doc = json::parse(text, nullptr, false);
   if (!doc.is_object() || doc.value("format", 0) != kBenchmarkRecordFormat) return invalid("unknown format");
   BenchmarkRecord record;
-  for (auto [key, target] : {std::pair{"id", &record.id}, {"revision", &record.revision},
-                             {"uploaded_by", &record.uploaded_by}, {"uploaded_at", &record.uploaded_at}}) {
+  for (auto [key, target] : {std::pair{"id", &record.id},
+                             {"revision", &record.revision},
+                             {"uploaded_by", &record.uploaded_by},
+                             {"uploaded_at", &record.uploaded_at}}) {
     auto it = doc.find(key);
     if (it == doc.end() || !it->is_string()) return invalid(std::string("no ") + key);
     *target = it->get<std::string>();
@@ -65,7 +66,8 @@ std::string BenchmarkStore::new_id() {
 }
 
 util::Status BenchmarkStore::add(const RepoId& repo, const BenchmarkRecord& record) {
-  if (!valid_id(record.id)) return util::Error(util::ErrorKind::invalid, "Invalid benchmark run id `" + record.id + "`");
+  if (!valid_id(record.id))
+    return util::Error(util::ErrorKind::invalid, "Invalid benchmark run id `" + record.id + "`");
   fs::path dir = repo_dir(repo);
   std::error_code ec;
   fs::create_directories(dir, ec);

@@ -75,9 +75,10 @@ std::string hardware_section(const std::string& hardware, const std::vector<cons
   }
   out += render_bar_chart(chart);
 
-  out += "<table class=\"benchmarks\"><thead><tr><th>Run</th><th>Benchmark</th><th>Case</th><th>Verified</th>"
-         "<th>Mean (ms)</th><th>Std</th><th>Median</th><th>Q1</th><th>Q3</th><th>Min</th><th>Max</th>"
-         "<th>Samples</th><th>Outliers</th><th>Bandwidth</th><th>Peak</th></tr></thead><tbody>";
+  out +=
+      "<table class=\"benchmarks\"><thead><tr><th>Run</th><th>Benchmark</th><th>Case</th><th>Verified</th>"
+      "<th>Mean (ms)</th><th>Std</th><th>Median</th><th>Q1</th><th>Q3</th><th>Min</th><th>Max</th>"
+      "<th>Samples</th><th>Outliers</th><th>Bandwidth</th><th>Peak</th></tr></thead><tbody>";
   for (auto it = runs.rbegin(); it != runs.rend(); ++it) {
     const BenchmarkRunView& run = **it;
     std::string run_cell = "<td class=\"mono\"><span title=\"" + escape(run.id) + "\">" + escape(series_label(run)) +

@@ -76,9 +76,9 @@ std::string render_bar_chart(const BarChart& chart) {
   auto x_of = [&](double value) { return kLabelWidth + plot_width * std::min(value, axis) / axis; };
 
   std::string out = "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" role=\"img\" viewBox=\"0 0 " +
-                    fixed(kWidth) + " " + fixed(height) + "\" width=\"" + fixed(kWidth) + "\" height=\"" + fixed(height) +
-                    "\" font-family=\"system-ui, sans-serif\" font-size=\"12\" aria-label=\"" + escape(chart.title) +
-                    "\"><title>" + escape(chart.title) + "</title>";
+                    fixed(kWidth) + " " + fixed(height) + "\" width=\"" + fixed(kWidth) + "\" height=\"" +
+                    fixed(height) + "\" font-family=\"system-ui, sans-serif\" font-size=\"12\" aria-label=\"" +
+                    escape(chart.title) + "\"><title>" + escape(chart.title) + "</title>";
   out += "<text x=\"0\" y=\"18\" font-size=\"14\" font-weight=\"600\" fill=\"currentColor\">" + escape(chart.title) +
          "</text>";
 

@@ -75,12 +75,23 @@ std::string escape(std::string_view text) {
       continue;
     }
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out.append(text.substr(i, length));
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out.append(text.substr(i, length));
     }
     i += length;
   }
@@ -104,15 +115,17 @@ std::string url_encode(std::string_view text) {
 }
 
 std::string page_frame(std::string_view title, std::string_view search, std::string_view main_html) {
-  std::string out = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-                    "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-                    "<meta name=\"referrer\" content=\"no-referrer\"><title>";
+  std::string out =
+      "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+      "<meta name=\"referrer\" content=\"no-referrer\"><title>";
   out += escape(title);
   out += " · kernel-hub</title><style>";
   out += kStylesheet;
-  out += "</style></head><body><header><a class=\"brand\" href=\"/\">kernel-hub</a>"
-         "<form action=\"/\" method=\"get\" role=\"search\"><input type=\"search\" name=\"search\" "
-         "placeholder=\"Search repositories\" aria-label=\"Search repositories\" value=\"";
+  out +=
+      "</style></head><body><header><a class=\"brand\" href=\"/\">kernel-hub</a>"
+      "<form action=\"/\" method=\"get\" role=\"search\"><input type=\"search\" name=\"search\" "
+      "placeholder=\"Search repositories\" aria-label=\"Search repositories\" value=\"";
   out += escape(search);
   out += "\"><button type=\"submit\">Search</button></form></header><main>";
   out += main_html;
@@ -121,10 +134,9 @@ std::string page_frame(std::string_view title, std::string_view search, std::str
 }
 
 const std::string& content_security_policy() {
-  static const std::string policy =
-      "default-src 'none'; style-src 'sha256-" +
-      util::base64_encode(util::hash_bytes(util::HashAlgorithm::sha256, kStylesheet)) +
-      "'; img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+  static const std::string policy = "default-src 'none'; style-src 'sha256-" +
+                                    util::base64_encode(util::hash_bytes(util::HashAlgorithm::sha256, kStylesheet)) +
+                                    "'; img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
   return policy;
 }
 

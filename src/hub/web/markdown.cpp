@@ -1,10 +1,10 @@
 // CommonMark rendering of cards (see markdown.h).
 #include "hub/web/markdown.h"
 
+#include <cmark.h>
+
 #include <cstdlib>
 #include <memory>
-
-#include <cmark.h>
 
 namespace kb::hub::web {
 
@@ -19,7 +19,8 @@ std::string_view strip_front_matter(std::string_view card) {
     size_t end = card.find('\n', start);
     std::string_view line = card.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    if (line == "---" || line == "...") return end == std::string_view::npos ? std::string_view() : card.substr(end + 1);
+    if (line == "---" || line == "...")
+      return end == std::string_view::npos ? std::string_view() : card.substr(end + 1);
     if (end == std::string_view::npos) break;
     start = end + 1;
   }
@@ -30,8 +31,8 @@ std::string render_markdown(std::string_view card) {
   std::string_view text = strip_front_matter(card);
   // CMARK_OPT_UNSAFE is not given: raw HTML and dangerous URLs are left out (cmark >= 0.29);
   // invalid UTF-8 becomes U+FFFD.
-  std::unique_ptr<char, decltype(&std::free)> html(cmark_markdown_to_html(text.data(), text.size(), CMARK_OPT_DEFAULT | CMARK_OPT_VALIDATE_UTF8),
-                                                   &std::free);
+  std::unique_ptr<char, decltype(&std::free)> html(
+      cmark_markdown_to_html(text.data(), text.size(), CMARK_OPT_DEFAULT | CMARK_OPT_VALIDATE_UTF8), &std::free);
   return html ? std::string(html.get()) : std::string();
 }
 

@@ -54,7 +54,8 @@ std::string ref_links(const std::string& repo_id, const std::vector<RefLink>& re
 std::string refs_section(const RepoView& view) {
   std::string out = "<section id=\"revisions\" class=\"refs\"><p>";
   out += "<strong>Versions:</strong> ";
-  out += view.versions.empty() ? "<span class=\"muted\">none</span>" : ref_links(view.repo_id, view.versions, view.revision);
+  out += view.versions.empty() ? "<span class=\"muted\">none</span>"
+                               : ref_links(view.repo_id, view.versions, view.revision);
   out += "</p><p><strong>Branches:</strong> " + ref_links(view.repo_id, view.branches, view.revision);
   if (!view.tags.empty()) out += "</p><p><strong>Tags:</strong> " + ref_links(view.repo_id, view.tags, view.revision);
   out += "</p><p class=\"muted\">Showing <code>" + escape(view.revision) + "</code> at commit <code title=\"" +
@@ -69,8 +70,9 @@ std::string variants_section(const RepoView& view) {
   if (view.variants.empty()) {
     return out + "<p class=\"muted\">No build variants at this revision.</p></section>";
   }
-  out += "<table class=\"variants\"><thead><tr><th>Variant</th><th>Backend</th><th>Framework</th><th>Compute</th>"
-         "<th>Platform</th><th>GPU archs</th><th>Files</th><th>Size</th><th>Digest</th></tr></thead><tbody>";
+  out +=
+      "<table class=\"variants\"><thead><tr><th>Variant</th><th>Backend</th><th>Framework</th><th>Compute</th>"
+      "<th>Platform</th><th>GPU archs</th><th>Files</th><th>Size</th><th>Digest</th></tr></thead><tbody>";
   for (const auto& row : view.variants) {
     std::string archs;
     for (const auto& arch : row.archs) archs += (archs.empty() ? "" : " ") + arch;
@@ -89,8 +91,9 @@ std::string variants_section(const RepoView& view) {
 }
 
 std::string files_section(const RepoView& view) {
-  std::string out = "<section id=\"files\"><h2>Files</h2><table class=\"files\"><thead><tr><th>Path</th>"
-                    "<th>Size</th></tr></thead><tbody>";
+  std::string out =
+      "<section id=\"files\"><h2>Files</h2><table class=\"files\"><thead><tr><th>Path</th>"
+      "<th>Size</th></tr></thead><tbody>";
   for (const auto& file : view.files) {
     out += "<tr><td class=\"mono\"><a href=\"" + escape(file_url(view.repo_id, view.commit, file.path)) + "\">" +
            escape(file.path) + "</a></td><td class=\"num\">" + size_text(file.size) + "</td></tr>";
@@ -133,7 +136,8 @@ std::string render_index(const IndexView& view) {
 std::string render_repo_page(const RepoView& view) {
   std::string main = "<h1 class=\"mono\">" + escape(view.repo_id) + "</h1>";
   main += refs_section(view);
-  main += "<section id=\"card\"><h2>" + (view.card_path.empty() ? std::string("Card") : escape(view.card_path)) + "</h2>";
+  main +=
+      "<section id=\"card\"><h2>" + (view.card_path.empty() ? std::string("Card") : escape(view.card_path)) + "</h2>";
   main += view.card_path.empty() ? "<p class=\"muted\">This repository has no README.md or CARD.md.</p>"
                                  : "<div class=\"card\">" + render_markdown(view.card) + "</div>";
   main += "</section>";
@@ -144,7 +148,8 @@ std::string render_repo_page(const RepoView& view) {
 }
 
 std::string render_not_found(const std::string& what) {
-  return page_frame("Not found", "", "<h1>Not found</h1><p>" + escape(what) + "</p><p><a href=\"/\">All repositories</a></p>");
+  return page_frame("Not found", "",
+                    "<h1>Not found</h1><p>" + escape(what) + "</p><p><a href=\"/\">All repositories</a></p>");
 }
 
 }  // namespace kb::hub::web

@@ -16,14 +16,14 @@ namespace kb::hub::web {
 
 struct IndexEntry {
   std::string repo_id;
-  std::string updated;  // ISO-8601 time of the main branch's head commit ("" if none)
+  std::string updated;                // ISO-8601 time of the main branch's head commit ("" if none)
   std::vector<std::string> versions;  // v<N> branches, ascending
 };
 
 struct IndexView {
   std::string search;  // as typed
   std::vector<IndexEntry> repos;
-  size_t total = 0;    // repositories before the search
+  size_t total = 0;  // repositories before the search
 };
 
 struct RefLink {
@@ -48,8 +48,8 @@ struct RepoView {
   std::vector<RefLink> versions;  // v<N> branches, ascending
   std::vector<RefLink> branches;  // the other branches
   std::vector<RefLink> tags;
-  std::string card_path;          // "README.md", "CARD.md" or "" when there is no card
-  std::string card;               // its Markdown
+  std::string card_path;  // "README.md", "CARD.md" or "" when there is no card
+  std::string card;       // its Markdown
   std::vector<VariantRow> variants;
   std::vector<RepoFile> files;
   std::vector<BenchmarkRunView> benchmarks;  // every run of the repository, oldest first

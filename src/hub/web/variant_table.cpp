@@ -16,14 +16,22 @@ constexpr std::string_view kBuildDir = "build/";
 
 std::string backend_label(config::Backend backend) {
   switch (backend) {
-    case config::Backend::cann: return "CANN";
-    case config::Backend::cpu: return "CPU";
-    case config::Backend::cuda: return "CUDA";
-    case config::Backend::metal: return "Metal";
-    case config::Backend::neuron: return "Neuron";
-    case config::Backend::rocm: return "ROCm";
-    case config::Backend::tpu: return "TPU";
-    case config::Backend::xpu: return "XPU";
+    case config::Backend::cann:
+      return "CANN";
+    case config::Backend::cpu:
+      return "CPU";
+    case config::Backend::cuda:
+      return "CUDA";
+    case config::Backend::metal:
+      return "Metal";
+    case config::Backend::neuron:
+      return "Neuron";
+    case config::Backend::rocm:
+      return "ROCm";
+    case config::Backend::tpu:
+      return "TPU";
+    case config::Backend::xpu:
+      return "XPU";
   }
   return std::string(config::to_string(backend));
 }
@@ -50,15 +58,23 @@ void describe_name(VariantRow& row) {
     row.framework = "any";
     row.platform = "any";
     row.compute = name->noarch_backend;
-    if (auto backend = config::parse_backend(name->noarch_backend)) row.backend = std::string(config::to_string(*backend));
+    if (auto backend = config::parse_backend(name->noarch_backend))
+      row.backend = std::string(config::to_string(*backend));
     return;
   }
   std::string version = name->framework_version ? name->framework_version->to_string() : "";
   switch (name->kind) {
-    case variant::VariantKind::torch_arch: row.framework = "Torch " + version; break;
-    case variant::VariantKind::stable_abi: row.framework = "Torch stable ABI " + version; break;
-    case variant::VariantKind::tvm_ffi: row.framework = "TVM-FFI " + version; break;
-    case variant::VariantKind::noarch: break;
+    case variant::VariantKind::torch_arch:
+      row.framework = "Torch " + version;
+      break;
+    case variant::VariantKind::stable_abi:
+      row.framework = "Torch stable ABI " + version;
+      break;
+    case variant::VariantKind::tvm_ffi:
+      row.framework = "TVM-FFI " + version;
+      break;
+    case variant::VariantKind::noarch:
+      break;
   }
   row.compute = backend_label(name->compute.backend);
   if (name->compute.version) row.compute += " " + name->compute.version->to_string();
@@ -115,11 +131,16 @@ void check_metadata(VariantRow& row, const std::vector<const RepoFile*>& files, 
 
 std::string_view to_string(DigestStatus status) {
   switch (status) {
-    case DigestStatus::verified: return "verified";
-    case DigestStatus::mismatch: return "mismatch";
-    case DigestStatus::no_digest: return "no digest";
-    case DigestStatus::no_metadata: return "no metadata.json";
-    case DigestStatus::invalid: return "invalid";
+    case DigestStatus::verified:
+      return "verified";
+    case DigestStatus::mismatch:
+      return "mismatch";
+    case DigestStatus::no_digest:
+      return "no digest";
+    case DigestStatus::no_metadata:
+      return "no metadata.json";
+    case DigestStatus::invalid:
+      return "invalid";
   }
   return "";
 }

@@ -32,17 +32,17 @@ enum class DigestStatus {
 std::string_view to_string(DigestStatus status);  // "verified", "mismatch", "no digest", ...
 
 struct VariantRow {
-  std::string name;          // directory name
-  std::string kind;          // "torch", "stable-abi", "tvm-ffi", "noarch"; "unknown" for other names
-  std::string backend;       // from metadata.json, else from the name; "" if neither says
-  std::string framework;     // "Torch 2.11", "Torch stable ABI 2.11", "TVM-FFI 0.1", "any"
-  std::string compute;       // "CUDA 12.6", "ROCm 7.1", "CPU", ...
-  std::string platform;      // "x86_64-linux"; "any" for noarch
+  std::string name;                // directory name
+  std::string kind;                // "torch", "stable-abi", "tvm-ffi", "noarch"; "unknown" for other names
+  std::string backend;             // from metadata.json, else from the name; "" if neither says
+  std::string framework;           // "Torch 2.11", "Torch stable ABI 2.11", "TVM-FFI 0.1", "any"
+  std::string compute;             // "CUDA 12.6", "ROCm 7.1", "CPU", ...
+  std::string platform;            // "x86_64-linux"; "any" for noarch
   std::vector<std::string> archs;  // GPU archs from metadata.json
   size_t files = 0;
   uint64_t size = 0;
   DigestStatus digest = DigestStatus::no_metadata;
-  std::string detail;        // why, for mismatch / invalid
+  std::string detail;  // why, for mismatch / invalid
 };
 
 struct VariantSources {

@@ -15,11 +15,15 @@ TEST(Escape, EveryMarkupCharacterBecomesAnEntity) {
 }
 
 TEST(Escape, InvalidUtf8AndControlCharactersBecomeReplacementCharacters) {
-  EXPECT_EQ(escape(std::string("a\x00" "b", 3)), "a\xEF\xBF\xBD" "b");
+  EXPECT_EQ(escape(std::string("a\x00"
+                               "b",
+                               3)),
+            "a\xEF\xBF\xBD"
+            "b");
   EXPECT_EQ(escape("a\x1b[31mb\x7f"), "a\xEF\xBF\xBD[31mb\xEF\xBF\xBD");
-  EXPECT_EQ(escape("\xC0\xBC"), "\xEF\xBF\xBD\xEF\xBF\xBD");            // overlong '<'
+  EXPECT_EQ(escape("\xC0\xBC"), "\xEF\xBF\xBD\xEF\xBF\xBD");                  // overlong '<'
   EXPECT_EQ(escape("\xED\xA0\x80"), "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");  // surrogate
-  EXPECT_EQ(escape("\xE2\x9C"), "\xEF\xBF\xBD\xEF\xBF\xBD");             // truncated
+  EXPECT_EQ(escape("\xE2\x9C"), "\xEF\xBF\xBD\xEF\xBF\xBD");                  // truncated
   EXPECT_EQ(escape("tab\tand\nnewline"), "tab\tand\nnewline");
 }
 

@@ -3,9 +3,9 @@
 // also pinned as a golden file: KB_REFRESH_GOLDEN=1 rewrites it (tests/unit/hub_web/refresh-golden).
 #include "hub/web/pages.h"
 
-#include <cstdlib>
-
 #include <gtest/gtest.h>
+
+#include <cstdlib>
 
 #include "util/fs.h"
 
@@ -36,8 +36,13 @@ BenchmarkRunView run(const std::string& id, const std::string& commit, const std
                      std::optional<std::string> gpu, std::vector<protocol::BenchmarkResult> results) {
   BenchmarkRunView view{id, commit, "alice", at, {}};
   view.run.kernel = {"acme/relu", "main", "torch211-cxx11-cu126-x86_64-linux"};
-  view.run.machine = {"EPYC", gpu, gpu ? std::optional<std::string>("580.1") : std::nullopt,
-                      gpu ? std::optional<std::string>("12.6") : std::nullopt, "2.11.0", "3.12.3", "Linux"};
+  view.run.machine = {"EPYC",
+                      gpu,
+                      gpu ? std::optional<std::string>("580.1") : std::nullopt,
+                      gpu ? std::optional<std::string>("12.6") : std::nullopt,
+                      "2.11.0",
+                      "3.12.3",
+                      "Linux"};
   view.run.settings = {100, 10, gpu ? protocol::BenchmarkTimer::cuda_events : protocol::BenchmarkTimer::monotonic};
   view.run.results = std::move(results);
   return view;

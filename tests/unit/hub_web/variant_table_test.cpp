@@ -2,9 +2,9 @@
 // metadata.json through src/metadata, digest status against the stored files.
 #include "hub/web/variant_table.h"
 
-#include <map>
-
 #include <gtest/gtest.h>
+
+#include <map>
 
 #include "util/hash.h"
 
@@ -102,7 +102,8 @@ TEST(VariantRows, ChangedMissingAndExtraFilesAreMismatches) {
   missing.contents.erase("build/torch-cpu/__init__.py");
   extra.contents["build/torch-cpu/added.py"] = "x";
   for (auto [revision, detail] : {std::pair{&changed, "File hash mismatch for _ops.py"},
-                                  {&missing, "Missing file: __init__.py"}, {&extra, "Unknown file: added.py"}}) {
+                                  {&missing, "Missing file: __init__.py"},
+                                  {&extra, "Unknown file: added.py"}}) {
     auto rows = variant_rows(revision->files(), revision->sources());
     ASSERT_EQ(rows.size(), 1u);
     EXPECT_EQ(rows[0].digest, DigestStatus::mismatch);
