@@ -1,17 +1,23 @@
-// libFuzzer target for kernel-hub's request-body parsers (hub/protocol/requests.h) and name
-// validators (hub/protocol/names.h): the first byte picks the parser, the rest is the body.
+// libFuzzer target for kernel-hub's request-body parsers (hub/protocol/requests.h), name
+// validators (hub/protocol/names.h) and card metadata validation (hub/protocol/card_metadata.h,
+// yaml-cpp): the first byte picks the parser, the rest is the body.
 // Nothing may crash, hang or trip the sanitizers, and whatever a parser accepts must satisfy the
 // invariants the handlers rely on (checked here, abort otherwise):
 // - every path in an accepted body passes check_repo_path (no '..', backslash, control byte);
 // - every declared size is below 2^63 and every oid is 64 lowercase hex digits;
 // - a path accepted by check_repo_path has no empty/'.'/'..' component and no byte below 0x20;
-// - a ref name accepted by check_ref_name is also an accepted revision.
+// - a ref name accepted by check_ref_name is also an accepted revision;
+// - an accepted tag is a valid ref name, an accepted `gated` is "", "auto" or "manual", an accepted
+//   paths-info request has at most kMaxPathsInfoPaths paths, a discussion title is not empty;
+// - card metadata validation reports either errors or warnings for a card, never both kinds
+//   empty when the card has no metadata block.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <string_view>
 
+#include "hub/protocol/card_metadata.h"
 #include "hub/protocol/names.h"
 #include "hub/protocol/requests.h"
 
@@ -49,7 +55,7 @@ void check_oid(const std::string& oid) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
   std::string_view body(reinterpret_cast<const char*>(data) + 1, size - 1);
-  switch (data[0] % 6) {
+  switch (data[0] % 12) {
     case 0: {
       auto request = parse_create_repo(body);
       if (request && request->type.empty() && body.find("\"type\"") == std::string_view::npos) fail("type", body);
@@ -85,6 +91,33 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         }
       }
       break;
+    case 5:
+      (void)parse_delete_repo(body);
+      break;
+    case 6:
+      if (auto tag = parse_create_tag(body); tag && !check_ref_name(tag->tag)) fail("tag", tag->tag);
+      break;
+    case 7:
+      if (auto settings = parse_repo_settings(body); settings && settings->gated) {
+        if (!settings->gated->empty() && *settings->gated != "auto" && *settings->gated != "manual") {
+          fail("gated", *settings->gated);
+        }
+      }
+      break;
+    case 8:
+      if (auto discussion = parse_create_discussion(body); discussion && discussion->title.empty()) fail("title", body);
+      break;
+    case 9:
+      if (auto paths = parse_paths_info(body); paths && paths->paths.size() > kMaxPathsInfoPaths) fail("paths", body);
+      (void)parse_validate_yaml(body);
+      break;
+    case 10: {
+      auto report = validate_card_metadata(body, "model");
+      if (body.find("---") == std::string_view::npos && (report.warnings.size() != 1 || !report.errors.empty())) {
+        fail("a card without a metadata block gets exactly one warning", body);
+      }
+      break;
+    }
     default: {
       if (check_repo_path(body)) check_path_invariants(body);
       if (check_ref_name(body) && !check_revision(body)) fail("ref name that is no revision", body);

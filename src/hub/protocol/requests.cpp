@@ -282,6 +282,18 @@ util::Result<CommitPayload> parse_commit_payload(std::string_view body) {
   return out;
 }
 
+util::Result<std::optional<std::string>> parse_lfs_batch_ref(std::string_view body) {
+  auto doc = object_body(body, "body", false);
+  if (!doc) return std::move(doc).error();
+  auto ref = doc->find("ref");
+  if (ref == doc->end() || ref->is_null()) return std::optional<std::string>();
+  if (!ref->is_object()) return field_error("ref", "expected an object");
+  auto name = required_string(*ref, "name", "ref");
+  if (!name) return std::move(name).error();
+  if (auto s = check_revision(*name); !s) return field_error("ref.name", s.error().message);
+  return std::optional<std::string>(*name);
+}
+
 util::Result<DeleteRepoRequest> parse_delete_repo(std::string_view body) {
   auto doc = object_body(body, "body", false);
   if (!doc) return std::move(doc).error();

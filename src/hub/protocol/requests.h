@@ -48,6 +48,9 @@ struct LfsObject {
   uint64_t size = 0;
 };
 util::Result<std::vector<LfsObject>> parse_lfs_batch(std::string_view body);
+// The revision an LFS batch names in "ref": {"name": ...}; nullopt when absent (huggingface_hub
+// sends none for a new pull request).
+util::Result<std::optional<std::string>> parse_lfs_batch_ref(std::string_view body);
 
 // POST /api/{type}s/{repo}/commit/{revision}: ndjson, one {"key", "value"} object per line.
 enum class CommitOpKind { file, lfs_file, delete_file, delete_folder };

@@ -115,10 +115,12 @@ void HubService::preupload(const httplib::Request& request, httplib::Response& r
 }
 
 void HubService::lfs_batch(const httplib::Request& request, httplib::Response& response, const RepoRequest& target) {
-  // Any signed-in reader may upload objects, as they may open a pull request (charged to them).
+  // The ref decides, as for a commit: a batch without one is for a new pull request (what
+  // huggingface_hub sends with create_pr), which any signed-in reader may open.
+  auto ref = protocol::parse_lfs_batch_ref(request.body);
+  if (!ref) return reply_invalid(response, ref.error());
   std::optional<storage::User> caller;
-  if (!authorize(request, response, target.repo, Access::read, &caller)) return;
-  if (!caller) return reply_error(response, 401, "", "Authentication required to upload to `" + target.repo.full() + "`");
+  if (!authorize_revision(request, response, target.repo, ref->value_or(""), !ref->has_value(), caller)) return;
   auto objects = protocol::parse_lfs_batch(request.body);
   if (!objects) return reply_invalid(response, objects.error());
   json out = json::array();
