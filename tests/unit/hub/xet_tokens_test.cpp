@@ -1,0 +1,78 @@
+// Xet access tokens and signed xorb ranges (server/xet_tokens.h).
+#include <gtest/gtest.h>
+
+#include "hub/server/xet_tokens.h"
+#include "util/fs.h"
+
+namespace kb::hub::server {
+namespace {
+
+XetGrant grant(int64_t expires) {
+  return XetGrant{XetScope::write, storage::RepoId{"model", "alice", "demo"}, "alice", {"acme", "labs"}, expires};
+}
+
+TEST(XetCredentials, issue_then_verify_gives_back_the_grant) {
+  util::TempDir dir;
+  auto credentials = XetCredentials::open(dir.path());
+  ASSERT_TRUE(credentials.ok());
+  std::string token = credentials->issue(grant(2000));
+  auto back = credentials->verify(token, 1000);
+  ASSERT_TRUE(back.has_value());
+  EXPECT_EQ(back->scope, XetScope::write);
+  EXPECT_EQ(back->repo.full(), "alice/demo");
+  EXPECT_EQ(back->repo.type, "model");
+  EXPECT_EQ(back->user, "alice");
+  EXPECT_EQ(back->orgs, (std::vector<std::string>{"acme", "labs"}));
+  EXPECT_EQ(back->expires, 2000);
+}
+
+TEST(XetCredentials, verify_refuses_expired_altered_and_foreign_tokens) {
+  util::TempDir dir, other;
+  auto credentials = XetCredentials::open(dir.path());
+  auto foreign = XetCredentials::open(other.path());
+  ASSERT_TRUE(credentials.ok() && foreign.ok());
+  std::string token = credentials->issue(grant(2000));
+  EXPECT_FALSE(credentials->verify(token, 2000).has_value());  // expired at its expiry time
+  EXPECT_FALSE(foreign->verify(token, 1000).has_value());      // another Hub's secret
+  for (size_t i = 5; i < token.size(); i += 7) {
+    std::string altered = token;
+    altered[i] = altered[i] == '0' ? '1' : '0';
+    EXPECT_FALSE(credentials->verify(altered, 1000).has_value()) << i;
+  }
+  EXPECT_FALSE(credentials->verify("", 1000).has_value());
+  EXPECT_FALSE(credentials->verify("xet1_.", 1000).has_value());
+}
+
+TEST(XetCredentials, the_secret_is_created_once_and_kept_private) {
+  util::TempDir dir;
+  auto first = XetCredentials::open(dir.path());
+  auto second = XetCredentials::open(dir.path());
+  ASSERT_TRUE(first.ok() && second.ok());
+  EXPECT_TRUE(second->verify(first->issue(grant(2000)), 1000).has_value());
+  auto permissions = std::filesystem::status(dir.path() / "xet" / "secret").permissions();
+  EXPECT_EQ(permissions & (std::filesystem::perms::group_all | std::filesystem::perms::others_all),
+            std::filesystem::perms::none);
+}
+
+TEST(XetCredentials, signed_ranges_admit_only_their_ranges) {
+  util::TempDir dir;
+  auto credentials = XetCredentials::open(dir.path());
+  ASSERT_TRUE(credentials.ok());
+  XorbRangeGrant ranges{std::string(64, 'a'), {{0, 99}, {200, 299}}, 2000};
+  std::string query = credentials->sign_range(ranges);
+  EXPECT_EQ(query.rfind("range=0-99,200-299&expires=2000&sig=", 0), 0u) << query;
+  std::string signature = query.substr(query.find("sig=") + 4);
+  auto back = credentials->verify_range(ranges.xorb, "0-99,200-299", "2000", signature, 1000);
+  ASSERT_TRUE(back.has_value());
+  EXPECT_TRUE(back->admits(0, 99));
+  EXPECT_TRUE(back->admits(250, 260));
+  EXPECT_FALSE(back->admits(90, 210));
+  EXPECT_FALSE(back->admits(300, 300));
+  EXPECT_FALSE(credentials->verify_range(ranges.xorb, "0-299", "2000", signature, 1000).has_value());
+  EXPECT_FALSE(credentials->verify_range(std::string(64, 'b'), "0-99,200-299", "2000", signature, 1000).has_value());
+  EXPECT_FALSE(credentials->verify_range(ranges.xorb, "0-99,200-299", "3000", signature, 1000).has_value());
+  EXPECT_FALSE(credentials->verify_range(ranges.xorb, "0-99,200-299", "2000", signature, 2000).has_value());
+}
+
+}  // namespace
+}  // namespace kb::hub::server
