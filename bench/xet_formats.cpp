@@ -7,11 +7,10 @@
 #include "hub/xet/chunking.h"
 #include "hub/xet/xorb.h"
 #include "util/hash.h"
-#include <chrono>
 #include <cstdio>
 #include <cstring>
-using namespace kb::hub::xet;
 #include <ctime>
+using namespace kb::hub::xet;
 // CPU time of this thread: the machine is shared (load ~20 on 2 cores), wall time would mostly measure waiting.
 double cpu_now() { timespec t; clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t); return t.tv_sec + t.tv_nsec * 1e-9; }
 template <class F> double mbps(size_t bytes, F f) { double t0 = cpu_now(); f(); return bytes / (cpu_now() - t0) / 1e6; }
