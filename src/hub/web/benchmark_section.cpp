@@ -11,7 +11,8 @@ namespace kb::hub::web {
 
 namespace {
 
-constexpr size_t kChartRuns = 6;  // series of one chart: the latest runs of the hardware
+constexpr size_t kChartRuns = 6;    // series of one chart: the latest runs of the hardware
+constexpr size_t kChartCases = 40;  // bars per series: the first cases (the table lists them all)
 
 std::string short_commit(const std::string& commit) { return commit.substr(0, 7); }
 
@@ -62,18 +63,27 @@ std::string hardware_section(const std::string& hardware, const std::vector<cons
   for (size_t r = first; r < runs.size(); ++r) {
     for (const auto& result : runs[r]->run.results) {
       std::string category = result.benchmark + "." + result.case_name;
-      if (category_index.emplace(category, chart.categories.size()).second) chart.categories.push_back(category);
+      if (category_index.count(category) == 0) {
+        category_index.emplace(category, chart.categories.size());
+        chart.categories.push_back(category);
+      }
     }
   }
+  size_t all_cases = chart.categories.size();
+  if (all_cases > kChartCases) chart.categories.resize(kChartCases);
   for (size_t r = first; r < runs.size(); ++r) {
     ChartSeries series{series_label(*runs[r]), std::vector<std::optional<ChartPoint>>(chart.categories.size())};
     for (const auto& result : runs[r]->run.results) {
-      series.points[category_index[result.benchmark + "." + result.case_name]] =
-          ChartPoint{result.median, result.q1, result.q3};
+      size_t index = category_index[result.benchmark + "." + result.case_name];
+      if (index < chart.categories.size()) series.points[index] = ChartPoint{result.median, result.q1, result.q3};
     }
     chart.series.push_back(std::move(series));
   }
   out += render_bar_chart(chart);
+  if (all_cases > chart.categories.size()) {
+    out += "<p class=\"muted\">The chart shows the first " + std::to_string(chart.categories.size()) + " of " +
+           std::to_string(all_cases) + " cases; the table lists them all.</p>";
+  }
 
   out +=
       "<table class=\"benchmarks\"><thead><tr><th>Run</th><th>Benchmark</th><th>Case</th><th>Verified</th>"

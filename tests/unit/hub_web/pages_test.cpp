@@ -139,6 +139,17 @@ TEST(RenderBenchmarks, OneSectionPerHardwareNewestFirstWithAChartSeriesPerRun) {
   EXPECT_NE(render_benchmarks(RepoView{}).find("No benchmark results yet"), std::string::npos);
 }
 
+TEST(RenderBenchmarks, ChartsTheFirstFortyCasesAndTablesThemAll) {
+  std::vector<protocol::BenchmarkResult> results;
+  for (int i = 0; i < 45; ++i) results.push_back(result("case" + std::to_string(i), 1.0 + i));
+  RepoView view;
+  view.benchmarks = {run("0000000000000000000a", std::string(40, 'a'), "2026-11-23T10:00:00.000Z", "H100", results)};
+  std::string html = render_benchmarks(view);
+  EXPECT_EQ(count(html, "<rect class=\"bar\""), 40u);
+  EXPECT_EQ(count(html, "<tr><td class=\"mono\">"), 45u);
+  EXPECT_NE(html.find("The chart shows the first 40 of 45 cases"), std::string::npos);
+}
+
 TEST(RenderRepoPage, Golden) {
   std::string html = render_repo_page(sample_repo());
   std::string path = std::string(KB_TEST_DATA_DIR) + "/unit/hub_web/golden/repo_page.html";
