@@ -1,7 +1,8 @@
 // Throughput of the Xet formats (src/hub/xet) on 64 MiB, one thread, CPU time, against OpenSSL's
 // SHA-256 measured in the same run. Build against a configured build dir, then run:
-//   g++ -std=c++20 -O2 -Isrc bench/xet_formats.cpp build-release/src/hub/xet/libkb_hub_xet.a \
-//     build-release/src/util/libkb_util.a -llz4 -lcrypto -o /tmp/xet_formats && /tmp/xet_formats
+//   g++ -std=c++20 -O2 -Isrc bench/xet_formats.cpp build-release/src/hub/xet/libkb_hub_xet.a
+//     build-release/src/util/libkb_util.a -llz4 -lcrypto -o /tmp/xet_formats (one line)
+//   /tmp/xet_formats
 // Results of 2026-11-23 are in bench/results/xet_formats.txt.
 #include "hub/xet/blake3.h"
 #include "hub/xet/chunking.h"
