@@ -12,6 +12,7 @@
 #include "build/jobs.h"
 #include "build/plan.h"
 #include "build/project_checks.h"
+#include "build/run_guard.h"
 #include "build/toolchain.h"
 #include "build/unique_id.h"
 #include "build/variant_build.h"
@@ -151,6 +152,11 @@ Result<BuildSummary> run_build(const BuildOptions& options, BuildReporter& repor
   if (project.has_filename() == false) project = project.parent_path();
   auto config = config::load_build_config(project);
   if (!config) return std::move(config).error();
+  // One build per directory at a time; what an interrupted build left in staging goes first.
+  auto directory_lock = BuildLock::acquire(project / "build");
+  if (!directory_lock) return std::move(directory_lock).error();
+  InterruptWatch interrupt_watch;
+  remove_stale_staging(project / "build");
 
   // Toolchains (probe results cached under build/.kb so a no-op build skips `import torch`).
   auto detected = probe_toolchains(options, project / "build" / ".kb" / "toolchains", nullptr);
@@ -234,7 +240,7 @@ Result<BuildSummary> run_build(const BuildOptions& options, BuildReporter& repor
   std::mutex mutex;
   std::atomic<size_t> next{0};
   auto worker = [&] {
-    for (size_t i = next++; i < selected.size(); i = next++) {
+    for (size_t i = next++; i < selected.size() && !InterruptWatch::interrupted(); i = next++) {
       auto result = build_variant(settings, selected[i]);
       std::lock_guard<std::mutex> lock(mutex);
       if (!result) {
@@ -251,6 +257,7 @@ Result<BuildSummary> run_build(const BuildOptions& options, BuildReporter& repor
   for (int j = 1; j < std::min<int>(max_jobs, static_cast<int>(selected.size())); ++j) threads.emplace_back(worker);
   worker();
   for (auto& thread : threads) thread.join();
+  if (InterruptWatch::interrupted()) return interrupted_error();
   if (!errors.empty()) {
     Error first = errors.front();
     if (errors.size() > 1) first.hints.push_back(std::to_string(errors.size() - 1) + " more variant(s) failed as well");

@@ -1,6 +1,9 @@
 // Staging and swapping variant directories (see staging.h).
 #include "build/staging.h"
 
+#include <fcntl.h>
+#include <stdio.h>
+
 #include <algorithm>
 
 #include "util/strings.h"
@@ -53,6 +56,13 @@ util::Status replace_directory(const fs::path& staging, const fs::path& target) 
   fs::remove_all(aside, ec);
   if (fs::exists(target)) {
     make_writable(target);
+    // Swap in one step (renameat2 RENAME_EXCHANGE): at every moment `target` is either the old
+    // complete variant or the new one, even if the build is killed right here.
+    if (::renameat2(AT_FDCWD, staging.c_str(), AT_FDCWD, target.c_str(), RENAME_EXCHANGE) == 0) {
+      fs::remove_all(staging, ec);  // now holds the old variant
+      return {};
+    }
+    // Filesystems without RENAME_EXCHANGE: move the old tree aside first.
     fs::rename(target, aside, ec);
     if (ec) return util::Error(util::ErrorKind::io, "Cannot replace `" + target.string() + "`").with_cause(ec.message());
   }

@@ -173,13 +173,21 @@ Result<Toolchain> probe_toolchain(const std::string& python, const fs::path& cac
   // Cache key: interpreter path + its mtime; validity also re-checks torch's version.py.
   std::string key = util::sha256_hex(interpreter.string() + "\n" + std::to_string(mtime(interpreter))).substr(0, 16);
   fs::path cache_file = cache_dir.empty() ? fs::path() : cache_dir / ("toolchain-" + key + ".json");
+  // Modification times of the interpreter's package directories: installing or removing a
+  // package (a new torch in the same venv) changes them.
+  auto site_stamps = [](const json& probe) {
+    json stamps = json::array();
+    for (const auto& dir : string_list(probe, "site_dirs")) stamps.push_back(mtime(dir));
+    return stamps;
+  };
   std::string output;
   if (!cache_file.empty()) {
     if (auto cached = util::read_file(cache_file)) {
       json entry = json::parse(*cached, nullptr, false);
-      if (!entry.is_discarded() && entry.value("torch_stamp", -2LL) ==
-                                       mtime(fs::path(entry.value("torch_dir", "")) / "version.py")) {
-        output = entry.value("probe", "");
+      if (!entry.is_discarded() && entry.value("format_version", 0) == 2 &&
+          entry.value("torch_stamp", -2LL) == mtime(fs::path(entry.value("torch_dir", "")) / "version.py")) {
+        json probe = json::parse(entry.value("probe", ""), nullptr, false);
+        if (!probe.is_discarded() && entry.value("site_stamps", json()) == site_stamps(probe)) output = entry.value("probe", "");
       }
     }
   }
@@ -195,9 +203,10 @@ Result<Toolchain> probe_toolchain(const std::string& python, const fs::path& cac
   auto toolchain = parse_probe_output(output, interpreter);
   if (!toolchain) return toolchain;
   if (!cache_file.empty()) {
-    json entry = {{"format_version", 1},
+    json entry = {{"format_version", 2},
                   {"torch_dir", toolchain->torch_dir},
                   {"torch_stamp", mtime(fs::path(toolchain->torch_dir) / "version.py")},
+                  {"site_stamps", site_stamps(json::parse(output, nullptr, false))},
                   {"probe", output}};
     (void)util::write_file_atomic(cache_file, entry.dump());
   }

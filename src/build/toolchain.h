@@ -56,7 +56,8 @@ std::optional<variant::MajorMinor> parse_nvcc_version(const std::string& output)
 std::optional<CudaToolkit> find_cuda_toolkit();
 
 // Probes `python` (a path or a name on PATH). `cache_dir`, when not empty, keeps the probe
-// result keyed by interpreter path and the modification times of the interpreter and torch.
+// result keyed by interpreter path and the modification times of the interpreter, torch and the
+// interpreter's site-packages directories (a package installed or removed invalidates it).
 util::Result<Toolchain> probe_toolchain(const std::string& python, const std::filesystem::path& cache_dir);
 
 }  // namespace kb::build

@@ -14,7 +14,8 @@ std::vector<VariantDir> variants_in(const fs::path& candidate) {
   std::error_code ec;
   if (!fs::is_directory(candidate, ec)) return out;
   for (const auto& entry : fs::directory_iterator(candidate, ec)) {
-    if (!entry.is_directory(ec)) continue;
+    // Dot directories are the builder's own (`.kb`, `.staging-*` of an interrupted build), never variants.
+    if (!entry.is_directory(ec) || entry.path().filename().string().front() == '.') continue;
     if (fs::is_regular_file(entry.path() / "metadata.json", ec)) {
       out.push_back({entry.path().filename().string(), entry.path()});
     }

@@ -2,6 +2,7 @@
 # installation of this interpreter (src/build/toolchain.cpp reads it; keep keys in sync).
 import json
 import platform
+import site
 import sys
 import sysconfig
 
@@ -11,6 +12,9 @@ out = {
     "python_include": sysconfig.get_paths()["include"],
     "machine": platform.machine(),
     "system": platform.system(),
+    # Where packages are installed: a pip install/uninstall (e.g. a new torch in the same venv)
+    # changes these directories, which invalidates the builder's probe cache.
+    "site_dirs": [d for d in site.getsitepackages() + [site.getusersitepackages()] if d],
 }
 try:
     import torch

@@ -31,3 +31,14 @@ TEST(discover_variants, NoneIsAnError) {
   EXPECT_EQ(found.error().message,
             "No build variants found in `" + d + "/result`, `" + d + "/build`, or `" + d + "`");
 }
+
+TEST(discover_variants, SkipsTheBuildersDotDirectories) {
+  // An interrupted build's `.staging-<v>` may hold a metadata.json; it is never a variant.
+  kb::util::TempDir dir;
+  ASSERT_TRUE(kb::util::write_file_atomic(dir.path() / "build" / ".staging-torch-cpu" / "metadata.json", "{}"));
+  ASSERT_TRUE(kb::util::write_file_atomic(dir.path() / "build" / "torch-cpu" / "metadata.json", "{}"));
+  auto found = discover_variants(dir.path());
+  ASSERT_TRUE(found);
+  ASSERT_EQ(found->variants.size(), 1u);
+  EXPECT_EQ(found->variants[0].name, "torch-cpu");
+}
