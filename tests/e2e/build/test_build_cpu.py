@@ -68,12 +68,13 @@ def test_one_file_edit_recompiles_one_unit(cpu_build, cpu_variant, kernel_builde
     compiled = [line for line in log.splitlines() if "Building CXX object" in line]
     assert len(compiled) == 1 and "addone_cpu.cpp" in compiled[0], compiled
     assert f"{cpu_variant}: 1 compile job(s) instead of 2: memory budget 1.5 GiB" in result.stderr
-    # The build runs check-abi on the module (build-output.md §9 step 6): manylinux violations of
-    # a local build (a newer glibc/libstdc++ than manylinux_2_28) are a note, and exactly when
-    # check-abi finds them.
+    # The build runs check-abi on the module (build-output.md §9 step 6) against torch 2.11's
+    # policy; the module is portable (linked against C-library stubs of manylinux_2_28, issue 11)
+    # although this host's glibc is newer: no manylinux note, and check-abi agrees.
     check = subprocess.run([str(kernel_builder), "check-abi", str(project)], capture_output=True, text=True)
-    portability = "Symbols incompatible with `manylinux_2_28` found" in check.stderr
-    assert portability == (f"{cpu_variant}: needs newer symbol versions than manylinux_2_28 allows" in result.stderr)
+    assert check.returncode == 0, check.stderr
+    assert "Symbols incompatible with `manylinux_2_28`" not in check.stderr
+    assert f"{cpu_variant}: is not within manylinux_2_28" not in result.stderr
     assert "Non-ABI3 symbols" not in check.stderr and "Python ABI 3.9 found" not in check.stderr
     assert "$ ninja -C " in log and log.split("$ ninja -C ")[1].split("\n")[0].endswith(" -j 1")
 

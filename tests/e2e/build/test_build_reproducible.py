@@ -1,0 +1,26 @@
+"""Reproducible builds (issue 11): `build --check-reproducible` builds the addone project twice in
+two temporary directories (no compiler cache) and finds the variant byte-identical; its
+metadata.json (which carries the digest of every file) is also identical to the one of the
+session's CPU build, made in a third directory."""
+import hashlib
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+from kb_build_e2e_support import copy_fixture  # noqa: E402
+
+pytestmark = pytest.mark.slow
+
+
+def test_two_builds_in_two_directories_are_identical(cpu_build, cpu_variant, kernel_builder, kb_python, tmp_path):
+    project = copy_fixture("addone", tmp_path)
+    result = subprocess.run([str(kernel_builder), "build", str(project), "--check-reproducible", "--variant", cpu_variant,
+                             "--python", str(kb_python), "--unique-id", "e2ea"], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    first = hashlib.sha256((cpu_build["variant_a"] / "metadata.json").read_bytes()).hexdigest()
+    assert result.stdout == f"{cpu_variant}\tidentical\t{first}\n"
+    assert "reproducibility check: build 2 of 2" in result.stderr
+    assert not (project / "build").exists()  # the project itself is not built into
