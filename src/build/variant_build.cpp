@@ -6,9 +6,11 @@
 #include <regex>
 
 #include "abi/check.h"
+#include "build/cmake_cache.h"
 #include "build/jobs.h"
 #include "build/portable.h"
 #include "build/project_checks.h"
+#include "build/run_guard.h"
 #include "build/reproducible.h"
 #include "build/staging.h"
 #include "build/toolchain.h"
@@ -155,6 +157,7 @@ Error build_failure(const std::string& variant, const std::string& what, const f
     for (const auto& line : first_error_lines(*log)) error.causes.push_back(line);
   }
   error.hints.push_back("full log: " + log_path.string());
+  if (auto disk = low_disk_space_hint(log_path.parent_path())) error.hints.push_back(*disk);
   return error;
 }
 
@@ -295,6 +298,15 @@ Result<ArchOutput> compile_arch(const BuildSettings& s, const PlannedVariant& v,
   if (jobs.note && s.reporter) s.reporter->note(v.name + ": " + *jobs.note);
   std::map<std::string, std::string> env = {{"MAX_JOBS", std::to_string(jobs.jobs)}};
   env["SOURCE_DATE_EPOCH"] = source_date_epoch(s.project);  // reproducible __DATE__/__TIME__
+  if (auto old = foreign_cmake_cache(cmake_dir)) {
+    // The kernel directory was moved or copied: CMake refuses a cache made elsewhere.
+    if (s.reporter) {
+      s.reporter->note(v.name + ": the CMake cache was made in `" + old->string() +
+                       "` (the kernel directory was moved or copied); resetting it");
+    }
+    std::error_code reset_error;
+    fs::remove_all(cmake_dir, reset_error);
+  }
   fs::path configure_stamp = work / "configure.args";
   auto previous = util::read_file(configure_stamp);
   if (!fs::exists(cmake_dir / "CMakeCache.txt") || !previous || *previous != configure_key) {
