@@ -1,7 +1,9 @@
 """Warm and cold `get_kernel` timing and Hub request counts: ours vs upstream `kernels`
 (PYTHONPATH=.upstream-site) against the same local kernel-hub, in the same run.
 
-Usage: KB_BUILD_DIR=build-release python bench/loader_bench.py [--runs 5] [--files 40] [--so-mib 32]
+Usage: [KB_BUILD_DIR=build-release] .venv/bin/python bench/loader_bench.py [--runs 5] [--files 40] [--so-mib 32]
+Ours is the `kernels` package installed in the interpreter running this (scripts/test runs
+`pip install .`), or the source tree when a built `_core` is linked into python/kernels/.
 Each measurement is a fresh subprocess; the time reported is that of the get_kernel call itself
 (interpreter start-up and `import torch` excluded), median over the runs."""
 from __future__ import annotations
@@ -20,7 +22,7 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT / "tests" / "python"))
 os.environ.setdefault("HF_HUB_DISABLE_XET", "1")
 
-from loader_testlib import Hub, make_variant  # noqa: E402
+from loader_testlib import OUR_PYTHONPATH, Hub, make_variant  # noqa: E402
 
 CODE = """
 import time, json, torch
@@ -77,7 +79,9 @@ def main() -> int:
             (vdir / "_benchk_native.abi3.so").write_bytes(payload)
             make_variant(tmp / "v1" / "build", variant, name="benchk", backend=backend, value="1", extra_files=extra)
         hub.publish("trusted-org/benchk", tmp, {"v1": tmp / "v1"})
-        ours = measure("ours", str(REPO_ROOT / "python"), hub, args.runs, tmp)
+        # Ours as the tests import it: the installed package (`pip install .`), or the source tree
+        # when a built `_core` is linked into it (loader_testlib.OUR_PYTHONPATH).
+        ours = measure("ours", OUR_PYTHONPATH, hub, args.runs, tmp)
         theirs = measure("upstream", str(upstream), hub, args.runs, tmp)
     finally:
         hub.stop()
