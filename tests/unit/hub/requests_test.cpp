@@ -97,5 +97,40 @@ TEST(Requests, commit_payload) {
             "line 1 (file `x`): value.encoding: only \"base64\" is supported");
 }
 
+
+TEST(Requests, management_bodies) {
+  auto settings = parse_repo_settings(R"({"gated":false,"visibility":"private"})");
+  ASSERT_TRUE(settings) << why(settings);
+  EXPECT_EQ(settings->gated, std::optional<std::string>(""));
+  EXPECT_EQ(settings->is_private, std::optional<bool>(true));
+  auto untouched = parse_repo_settings(R"({"gated":"auto"})");
+  ASSERT_TRUE(untouched);
+  EXPECT_FALSE(untouched->is_private.has_value());
+  EXPECT_EQ(why(parse_repo_settings(R"({"gated":true})")), "gated: expected \"auto\", \"manual\" or false");
+  EXPECT_EQ(why(parse_repo_settings(R"({"private":"no"})")), "private: expected a boolean");
+  EXPECT_EQ(parse_create_tag(R"({"tag":"v1.0","message":"m"})")->tag, "v1.0");
+  EXPECT_NE(why(parse_create_tag(R"({"tag":"bad..name"})")).rfind("tag: ", 0), std::string::npos);
+  EXPECT_EQ(why(parse_delete_repo(R"({"organization":"acme"})")), "name: required string is missing");
+  EXPECT_EQ(parse_delete_repo(R"({"name":"relu","organization":"acme","type":"kernel"})")->type, "kernel");
+  EXPECT_EQ(why(parse_create_discussion(R"({"title":"  ","pullRequest":true})")), "title: must not be empty");
+  EXPECT_TRUE(parse_create_discussion(R"({"title":"Fix","pullRequest":true})")->pull_request);
+  EXPECT_EQ(parse_validate_yaml(R"({"content":"---\n---\n"})")->repo_type, "model");
+}
+
+TEST(Requests, paths_info_and_lfs_batch_ref) {
+  auto paths = parse_paths_info(R"({"paths":["a","b/c"],"expand":true})");
+  ASSERT_TRUE(paths) << why(paths);
+  EXPECT_EQ(paths->paths, (std::vector<std::string>{"a", "b/c"}));
+  EXPECT_TRUE(paths->expand);
+  std::string many = "{\"paths\":[";
+  for (size_t i = 0; i <= kMaxPathsInfoPaths; ++i) many += (i ? ",\"p" : "\"p") + std::to_string(i) + "\"";
+  EXPECT_EQ(why(parse_paths_info(many + "]}")), "paths: at most 1000 paths per request");
+  EXPECT_EQ(why(parse_paths_info(R"({"paths":[1]})")), "paths[0]: expected a string");
+  EXPECT_EQ(*parse_lfs_batch_ref(R"({"objects":[],"ref":{"name":"refs/pr/3"}})"), std::optional<std::string>("refs/pr/3"));
+  EXPECT_FALSE(parse_lfs_batch_ref(R"({"objects":[]})")->has_value());
+  EXPECT_EQ(why(parse_lfs_batch_ref(R"({"ref":"main"})")), "ref: expected an object");
+  EXPECT_NE(why(parse_lfs_batch_ref(R"({"ref":{"name":"a b"}})")).rfind("ref.name: ", 0), std::string::npos);
+}
+
 }  // namespace
 }  // namespace kb::hub::protocol
