@@ -106,12 +106,21 @@ def history_and_refs(args):
     commits = step("list_repo_commits", api.list_repo_commits, repo, repo_type=kind)
     DATA["commits"] = [[c.title, c.message, c.authors] for c in commits or []]
     DATA["commit_ids"] = [c.commit_id for c in commits or []]
+    # More than one page (50) of history: list_repo_commits follows the Link header.
+    for i in range(50):
+        step(f"commit {i}", api.create_commit, repo, repo_type=kind, commit_message=f"Step {i}",
+             operations=[CommitOperationAdd("steps.txt", f"{i}\n".encode())])
+    many = step("list_repo_commits, two pages", api.list_repo_commits, repo, repo_type=kind)
+    DATA["many_commits"] = [c.title for c in many or []]
+    DATA["head"] = many[0].commit_id if many else None
     step("create_branch", api.create_branch, repo, repo_type=kind, branch="dev")
     step("create_tag", api.create_tag, repo, repo_type=kind, tag="v1.0", tag_message="first")
     expect_error("create_tag twice", "HfHubHTTPError", api.create_tag, repo, repo_type=kind, tag="v1.0")
     refs = step("list_repo_refs", api.list_repo_refs, repo, repo_type=kind)
     DATA["branches"] = sorted(b.name for b in refs.branches) if refs else []
     DATA["tags"] = sorted([t.name, t.ref, t.target_commit] for t in refs.tags) if refs else []
+    step("commit after the tag", api.create_commit, repo, repo_type=kind, commit_message="After the tag",
+         operations=[CommitOperationDelete("c.txt")])
     local = step("hf_hub_download at tag", hf.hf_hub_download, repo, "c.txt", repo_type=kind, revision="v1.0",
                  cache_dir=args["cache"], token=args["token"])
     DATA["at_tag"] = Path(local).read_text() if local else None

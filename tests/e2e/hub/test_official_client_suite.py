@@ -127,8 +127,10 @@ def test_commits_deletes_refs_tags_and_repo_deletion(hub, tmp_path, people, clie
     assert data["files"] == [".gitattributes", "c.txt"]
     assert data["commits"] == [["Replace a by c", "", ["alice"]], ["Add two files", "Both small.", ["alice"]],
                                ["initial commit", "", []]]
+    # 53 commits: more than one page of 50, so this passes only if the client followed the Link.
+    assert data["many_commits"] == [f"Step {i}" for i in reversed(range(50))] + [c[0] for c in data["commits"]]
     assert data["branches"] == ["dev", "main"]
-    assert data["tags"] == [["v1.0", "refs/tags/v1.0", data["commit_ids"][0]]]
+    assert data["tags"] == [["v1.0", "refs/tags/v1.0", data["head"]]]
     assert data["at_tag"] == "c\n"
     assert data["branches_after"] == ["main"] and data["tags_after"] == []
     assert data["delete_branch main"]["status"] == 403
