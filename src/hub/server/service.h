@@ -10,6 +10,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -175,6 +176,7 @@ class HubService {
   storage::BenchmarkStore benchmarks_;
   std::mutex xet_guard_;
   std::optional<XetCredentials> xet_credentials_;
+  std::set<std::string> xet_imports_;  // SHA-256s of LFS bodies being converted to Xet form
   std::mutex tickets_guard_;
   std::map<std::string, UploadTicket> tickets_;
 };

@@ -10,6 +10,7 @@
 
 #include <memory>
 #include <set>
+#include <thread>
 
 #include <openssl/rand.h>
 
@@ -34,6 +35,9 @@ constexpr int64_t kXetTokenLifetime = 3600;  // seconds
 constexpr int64_t kXorbUrlLifetime = 3600;
 constexpr int64_t kDedupKeyLifetime = 7 * 24 * 3600;
 constexpr const char* kCasPrefix = "/api/kernel-hub/xet";
+// LFS bodies up to this size get their Xet form while the HEAD that asks for it waits (about a
+// second here); larger ones in the background.
+constexpr uint64_t kSynchronousImport = 64ull << 20;
 
 std::string api_type(const storage::RepoId& repo) { return repo.type + "s"; }
 
@@ -441,9 +445,24 @@ std::optional<storage::XetFile> HubService::xet_file_of(const storage::TreeEntry
     if (auto file = store_.xet().file(*hash)) return *file;
   }
   if (!import || !store_.objects().contains(entry.sha256)) return std::nullopt;
-  auto imported = store_.xet().import_file(store_.objects().path_of(entry.sha256), entry.sha256);
-  if (!imported) return std::nullopt;
-  return *imported;
+  std::filesystem::path object = store_.objects().path_of(entry.sha256);
+  if (entry.size <= kSynchronousImport) {
+    auto imported = store_.xet().import_file(object, entry.sha256);
+    if (!imported) return std::nullopt;
+    return *imported;
+  }
+  // Larger bodies are converted in the background (a client's metadata request would time out
+  // waiting); until then they are answered without Xet headers and downloaded over plain HTTP.
+  {
+    std::lock_guard<std::mutex> guard(xet_guard_);
+    if (!xet_imports_.insert(entry.sha256).second) return std::nullopt;
+  }
+  std::thread([this, object, sha256 = entry.sha256] {
+    (void)store_.xet().import_file(object, sha256);
+    std::lock_guard<std::mutex> guard(xet_guard_);
+    xet_imports_.erase(sha256);
+  }).detach();
+  return std::nullopt;
 }
 
 void HubService::xet_resolve_headers(const httplib::Request& request, httplib::Response& response,
