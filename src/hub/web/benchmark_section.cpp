@@ -13,6 +13,7 @@ namespace {
 
 constexpr size_t kChartRuns = 6;    // series of one chart: the latest runs of the hardware
 constexpr size_t kChartCases = 40;  // bars per series: the first cases (the table lists them all)
+constexpr size_t kTableRuns = 20;   // runs in the table of one hardware: the latest
 
 std::string short_commit(const std::string& commit) { return commit.substr(0, 7); }
 
@@ -50,8 +51,8 @@ std::string cell(const std::string& text, bool number = false) {
   return std::string(number ? "<td class=\"num\">" : "<td>") + escape(text) + "</td>";
 }
 
-std::string hardware_section(const std::string& hardware, const std::vector<const BenchmarkRunView*>& runs,
-                             const std::string& shown_commit) {
+std::string hardware_section(const std::string& repo_id, const std::string& hardware,
+                             const std::vector<const BenchmarkRunView*>& runs, const std::string& shown_commit) {
   std::string out = "<section class=\"hardware\" data-hardware=\"" + escape(hardware) + "\"><h3>" + escape(hardware) +
                     "</h3><p class=\"muted\">" + escape(machine_text(runs.back()->run)) + "</p>";
 
@@ -89,7 +90,8 @@ std::string hardware_section(const std::string& hardware, const std::vector<cons
       "<table class=\"benchmarks\"><thead><tr><th>Run</th><th>Benchmark</th><th>Case</th><th>Verified</th>"
       "<th>Mean (ms)</th><th>Std</th><th>Median</th><th>Q1</th><th>Q3</th><th>Min</th><th>Max</th>"
       "<th>Samples</th><th>Outliers</th><th>Bandwidth</th><th>Peak</th></tr></thead><tbody>";
-  for (auto it = runs.rbegin(); it != runs.rend(); ++it) {
+  size_t tabled = 0;
+  for (auto it = runs.rbegin(); it != runs.rend() && tabled < kTableRuns; ++it, ++tabled) {
     const BenchmarkRunView& run = **it;
     std::string run_cell = "<td class=\"mono\"><span title=\"" + escape(run.id) + "\">" + escape(series_label(run)) +
                            "</span>" + (run.revision == shown_commit ? " <span class=\"muted\">(shown)</span>" : "") +
@@ -104,7 +106,12 @@ std::string hardware_section(const std::string& hardware, const std::vector<cons
              cell(fraction_text(r.peak_fraction), true) + "</tr>";
     }
   }
-  out += "</tbody></table></section>";
+  out += "</tbody></table>";
+  if (runs.size() > kTableRuns) {
+    out += "<p class=\"muted\">The latest " + std::to_string(kTableRuns) + " of " + std::to_string(runs.size()) +
+           " runs; all of them: <code>GET /api/kernels/" + escape(repo_id) + "/benchmarks</code>.</p>";
+  }
+  out += "</section>";
   return out;
 }
 
@@ -124,7 +131,7 @@ std::string render_benchmarks(const RepoView& view) {
     if (group.empty()) order.push_back(it->run.hardware());
     group.insert(group.begin(), &*it);
   }
-  for (const auto& hardware : order) out += hardware_section(hardware, groups[hardware], view.commit);
+  for (const auto& hardware : order) out += hardware_section(view.repo_id, hardware, groups[hardware], view.commit);
   return out + "</section>";
 }
 

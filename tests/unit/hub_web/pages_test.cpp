@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstdlib>
 
 #include "util/fs.h"
@@ -148,6 +149,23 @@ TEST(RenderBenchmarks, ChartsTheFirstFortyCasesAndTablesThemAll) {
   EXPECT_EQ(count(html, "<rect class=\"bar\""), 40u);
   EXPECT_EQ(count(html, "<tr><td class=\"mono\">"), 45u);
   EXPECT_NE(html.find("The chart shows the first 40 of 45 cases"), std::string::npos);
+}
+
+TEST(RenderBenchmarks, TablesTheLatestTwentyRunsOfAHardware) {
+  RepoView view;
+  view.repo_id = "acme/relu";
+  for (int i = 0; i < 25; ++i) {
+    char at[32];
+    std::snprintf(at, sizeof at, "2026-11-23T10:%02d:00.000Z", i);
+    view.benchmarks.push_back(
+        run(std::string(18, '0') + std::to_string(10 + i), std::string(40, 'a'), at, "H100", {result("small", 1.0)}));
+  }
+  std::string html = render_benchmarks(view);
+  EXPECT_EQ(count(html, "<tr><td class=\"mono\">"), 20u);
+  EXPECT_NE(html.find("10:24 UTC"), std::string::npos);         // the newest run is in
+  EXPECT_EQ(html.find("10:04 UTC</span>"), std::string::npos);  // the oldest are not
+  EXPECT_NE(html.find("The latest 20 of 25 runs; all of them: <code>GET /api/kernels/acme/relu/benchmarks</code>"),
+            std::string::npos);
 }
 
 TEST(RenderRepoPage, Golden) {
