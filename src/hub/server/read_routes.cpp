@@ -130,6 +130,7 @@ void HubService::revision_info(const httplib::Request& request, httplib::Respons
         if (entry.lfs) {
           sibling["lfs"] = {{"sha256", entry.sha256}, {"size", entry.size},
                             {"pointerSize", storage::lfs_pointer(entry.sha256, entry.size).size()}};
+          if (auto xet_hash = store_.xet().file_for_sha256(entry.sha256)) sibling["xetHash"] = *xet_hash;
         }
       }
       siblings.push_back(std::move(sibling));

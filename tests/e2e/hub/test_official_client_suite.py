@@ -16,6 +16,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import httpx
 import pytest
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
@@ -118,6 +119,11 @@ def test_upload_folder_and_read_back(hub, tmp_path, people, repo_type, client, t
         assert big["lfs_sha256"] == expected["weights/big.bin"] and big["lfs_size"] == sizes["weights/big.bin"]
         assert data["siblings"]["config.json"]["size"] == sizes["config.json"]
         assert data["siblings"]["config.json"]["lfs_sha256"] is None
+        # huggingface_hub does not parse a sibling's xetHash; the raw answer carries it when known.
+        raw = httpx.get(f"{hub.url}/api/models/acme/roundtrip", params={"blobs": "true"}).json()
+        siblings = {s["rfilename"]: s for s in raw["siblings"]}
+        if transfer == "xet":
+            assert siblings["weights/big.bin"]["xetHash"] == data["tree"]["weights/big.bin"]["xet_hash"]
 
 
 @pytest.mark.parametrize("client,transfer", variants())
