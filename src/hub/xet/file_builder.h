@@ -1,6 +1,7 @@
 // Converting content into Xet form on the server (files that arrived through LFS or the bulk path
 // must be downloadable by Xet clients): chunk it, pack the chunks into xorbs (handed to the caller
 // as each fills up), and describe the file as terms with verification hashes and its SHA-256.
+// Each file gets xorbs of its own: no deduplication against chunks the store already holds.
 #pragma once
 
 #include <cstdint>
