@@ -138,6 +138,10 @@ Result<BuildableVariants> buildable_variants(const config::BuildConfig& config, 
   return out;
 }
 
+Result<std::vector<Toolchain>> detect_toolchains(const BuildOptions& options, std::vector<std::string>& problems) {
+  return probe_toolchains(options, {}, &problems);
+}
+
 const BuildableVariant* BuildableVariants::find(const std::string& name) const {
   auto it = std::find_if(variants.begin(), variants.end(), [&](const BuildableVariant& v) { return v.name == name; });
   return it == variants.end() ? nullptr : &*it;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "build/reporter.h"
+#include "build/toolchain.h"
 #include "config/model.h"
 #include "util/result.h"
 
@@ -69,5 +70,9 @@ struct BuildableVariants {
   const BuildableVariant* find(const std::string& name) const;
 };
 util::Result<BuildableVariants> buildable_variants(const config::BuildConfig& config, const BuildOptions& options);
+
+// The configured toolchains (`pythons`, `toolchains_file`), probed without the probe cache;
+// interpreters that cannot be used are skipped with a line in `problems`.
+util::Result<std::vector<Toolchain>> detect_toolchains(const BuildOptions& options, std::vector<std::string>& problems);
 
 }  // namespace kb::build
