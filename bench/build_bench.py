@@ -1,12 +1,26 @@
-"""Build-engine benchmark: clean build of a kernel's CPU variant with `kernel-builder build` vs
-`torch.utils.cpp_extension.load` of the same sources (same run, same machine), then the no-op
-rebuild and a one-file-edit rebuild. Prints times and ratios.
+"""Build-engine benchmark, all rows measured in one run on the same sources:
+
+  torch.utils.cpp_extension.load, clean                      = 1.00 (the reference)
+  kernel-builder build, clean, header cache cold             (empty cache: builds its entry first)
+  kernel-builder build, clean, header cache warm             (the entry exists: the common case)
+  kernel-builder build, clean, --no-header-cache             (every source parses the torch headers)
+  kernel-builder build, no-op
+  kernel-builder build, one-file edit                        (header cache warm)
+
+ccache is off throughout (--no-cache): the comparison is compiler against compiler. The header
+cache lives in a fresh XDG_CACHE_HOME of this run. The modules built with and without the header
+cache are compared symbol by symbol (nm -D --defined-only); a difference fails the run.
+
+--backend cpu (default) builds the CPU variant; --backend cuda the CUDA variant with the
+project's cuda-capabilities (cpp_extension gets the same list through TORCH_CUDA_ARCH_LIST).
 
 Usage: build_bench.py [--kernel-builder PATH] [--python PATH] [--project DIR] [--cores N]
-Defaults: $KB_BUILD_DIR/src/cli/kernel-builder, $KB_TEST_PYTHON or /work/venv-probe/bin/python,
-examples/relu (falls back to tests/e2e/build/data/addone).
+                      [--backend cpu|cuda] [--json FILE]
+Defaults: $KB_BUILD_DIR (else build-release, else build-demo)/src/cli/kernel-builder, the
+interpreter running this ($KB_TEST_PYTHON overrides), examples/relu, all cores.
 """
 import argparse
+import json
 import os
 import shutil
 import subprocess
@@ -18,76 +32,124 @@ import tomllib
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+CXX = (".cpp", ".cc", ".cxx")
 
 
-def timed(command, **kwargs) -> float:
+def run(command, env=None) -> float:
     start = time.monotonic()
-    result = subprocess.run(command, capture_output=True, text=True, **kwargs)
+    result = subprocess.run(command, capture_output=True, text=True, env=env)
     elapsed = time.monotonic() - start
     if result.returncode != 0:
-        sys.exit(f"command failed: {' '.join(map(str, command))}\n{result.stderr[-4000:]}")
+        sys.exit(f"command failed: {' '.join(map(str, command))}\n{result.stdout[-2000:]}\n{result.stderr[-4000:]}")
     return elapsed
 
 
-def cpu_sources(project: Path) -> list:
+def sources(project: Path, backend: str) -> list:
     config = tomllib.loads((project / "build.toml").read_text())
-    sources = list(config["torch"]["src"])
+    files = list(config["torch"]["src"])
     for unit in config.get("kernel", {}).values():
-        if unit["backend"] == "cpu":
-            sources += unit["src"]
-    return [str(project / s) for s in sources if s.endswith((".cpp", ".cc", ".cxx"))]
+        if unit["backend"] == backend:
+            files += unit["src"]
+    wanted = CXX + ((".cu",) if backend == "cuda" else ())
+    return [str(project / s) for s in files if s.endswith(wanted)]
 
 
-def cpp_extension_build(python: str, project: Path, workdir: Path, cores: int) -> float:
+def capabilities(project: Path) -> list:
+    config = tomllib.loads((project / "build.toml").read_text())
+    caps = []
+    for unit in config.get("kernel", {}).values():
+        if unit["backend"] == "cuda":
+            caps += [c for c in unit.get("cuda-capabilities", []) if c not in caps]
+    return caps
+
+
+def cpp_extension_build(python: str, project: Path, workdir: Path, cores: int, backend: str) -> float:
     """Clean build of the same sources with torch's JIT extension builder (no ccache)."""
     (workdir / "registration").mkdir(parents=True, exist_ok=True)
-    kb_registration = REPO / "templates" / "project" / "registration.h"
-    shutil.copy(kb_registration, workdir / "registration" / "registration.h")
+    shutil.copy(REPO / "templates" / "project" / "registration.h", workdir / "registration" / "registration.h")
+    define = "-DCUDA_KERNEL" if backend == "cuda" else "-DCPU_KERNEL"
     script = textwrap.dedent(f"""
         import torch.utils.cpp_extension as ext
-        ext.load(name="_bench_cpu_ext", sources={cpu_sources(project)!r},
+        ext.load(name="_bench_ext", sources={sources(project, backend)!r},
                  extra_include_paths=[{str(workdir / 'registration')!r}, {str(project)!r}, {str(project / 'torch-ext')!r}],
-                 extra_cflags=["-DCPU_KERNEL", "-O3"], build_directory={str(workdir)!r}, verbose=False)
+                 extra_cflags=[{define!r}, "-O3"], extra_cuda_cflags=[{define!r}, "-O3"],
+                 build_directory={str(workdir)!r}, verbose=False)
     """)
     env = dict(os.environ, MAX_JOBS=str(cores), TORCH_EXTENSIONS_DIR=str(workdir))
-    return timed([python, "-c", script], env=env)
+    if backend == "cuda":
+        env["TORCH_CUDA_ARCH_LIST"] = ";".join(capabilities(project))
+    return run([python, "-c", script], env=env)
+
+
+def exported_symbols(module: Path) -> list:
+    out = subprocess.run(["nm", "-D", "--defined-only", str(module)], capture_output=True, text=True, check=True).stdout
+    return sorted(line.split()[-1] for line in out.splitlines() if line.strip())
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    build_dir = Path(os.environ.get("KB_BUILD_DIR", REPO / "build-release"))
-    parser.add_argument("--kernel-builder", default=str(build_dir / "src" / "cli" / "kernel-builder"))
-    parser.add_argument("--python", default=os.environ.get("KB_TEST_PYTHON", "/work/venv-probe/bin/python"))
-    relu = REPO / "examples" / "relu"
-    parser.add_argument("--project", default=str(relu if relu.exists() else REPO / "tests/e2e/build/data/addone"))
-    parser.add_argument("--cores", type=int, default=2)
+    build_dir = os.environ.get("KB_BUILD_DIR")
+    if not build_dir:
+        build_dir = next((d for d in (REPO / "build-release", REPO / "build-demo") if d.exists()), REPO / "build-release")
+    parser.add_argument("--kernel-builder", default=str(Path(build_dir) / "src" / "cli" / "kernel-builder"))
+    parser.add_argument("--python", default=os.environ.get("KB_TEST_PYTHON", sys.executable))
+    parser.add_argument("--project", default=str(REPO / "examples" / "relu"))
+    parser.add_argument("--cores", type=int, default=os.cpu_count())
+    parser.add_argument("--backend", choices=["cpu", "cuda"], default="cpu")
+    parser.add_argument("--json", help="also write the figures to this file")
     args = parser.parse_args()
+
+    probe = ("import platform, torch; v = torch.__version__.split('+')[0].split('.');"
+             "c = 'cu' + torch.version.cuda.replace('.', '') if torch.version.cuda else None;"
+             f"print(f'torch{{v[0]}}{{v[1]}}-cxx11-' + ({args.backend!r} if {args.backend!r} == 'cpu' else c) + "
+             "f'-{platform.machine()}-linux')")
+    variant = subprocess.run([args.python, "-c", probe], capture_output=True, text=True, check=True).stdout.strip()
 
     with tempfile.TemporaryDirectory(prefix="kb-build-bench-") as tmp:
         tmp = Path(tmp)
         project = tmp / "project"
         shutil.copytree(args.project, project, ignore=shutil.ignore_patterns("build", "__pycache__"))
-        variant = subprocess.run(
-            [args.python, "-c", "import platform, torch; v = torch.__version__.split('+')[0].split('.');"
-             "print(f'torch{v[0]}{v[1]}-cxx11-cpu-{platform.machine()}-linux')"],
-            capture_output=True, text=True, check=True).stdout.strip()
+        env = dict(os.environ, XDG_CACHE_HOME=str(tmp / "xdg"))
         build = [args.kernel_builder, "build", str(project), "--python", args.python, "--variant", variant,
                  "--unique-id", "bench", "--cores", str(args.cores), "--no-cache"]
 
-        reference = cpp_extension_build(args.python, project, tmp / "cpp_extension", args.cores)
-        # Without ccache throughout: the comparison is compiler against compiler, and changing the
-        # launcher between runs would (correctly) invalidate every object.
-        clean = timed(build)
-        noop = timed(build)
-        unit = next(s for s in cpu_sources(project) if "torch-ext" not in s)
-        Path(unit).write_text(Path(unit).read_text() + "\n// bench edit\n")
-        edit = timed(build)
+        def clean(*extra):
+            shutil.rmtree(project / "build", ignore_errors=True)
+            return run(build + list(extra), env)
 
-    print(f"project: {args.project} ({variant}, {args.cores} cores)")
-    print(f"torch.utils.cpp_extension.load (clean): {reference:8.2f} s")
-    print(f"kernel-builder build (clean, no ccache): {clean:8.2f} s   ratio {clean / reference:5.2f}x")
-    print(f"kernel-builder build (no-op):            {noop:8.3f} s   ratio {noop / reference:7.4f}x")
-    print(f"kernel-builder build (one-file edit):    {edit:8.2f} s   ratio {edit / clean:5.2f}x of clean")
+        def built_module() -> Path:
+            return next((project / "build" / variant).glob("*.abi3.so"))
+
+        rows = {}
+        rows["cpp_extension.load, clean"] = cpp_extension_build(args.python, project, tmp / "cpp_extension", args.cores,
+                                                               args.backend)
+        rows["ours, clean, header cache cold"] = clean()
+        rows["ours, clean, header cache warm"] = clean()
+        with_cache = exported_symbols(built_module())
+        rows["ours, clean, --no-header-cache"] = clean("--no-header-cache")
+        without_cache = exported_symbols(built_module())
+        clean()  # back to a tree built with the header cache
+        rows["ours, no-op"] = run(build, env)
+        unit = next(s for s in sources(project, args.backend) if "torch-ext" not in s)
+        Path(unit).write_text(Path(unit).read_text() + "\n// bench edit\n")
+        rows["ours, one-file edit (header cache warm)"] = run(build, env)
+        entries = list((tmp / "xdg" / "kernel-builder" / "torch-pch").glob("*/torch_pch.h.gch"))
+
+    reference = rows["cpp_extension.load, clean"]
+    load = os.getloadavg()
+    print(f"project: {args.project} ({variant}, {args.cores} cores, load average {load[0]:.1f} {load[1]:.1f} {load[2]:.1f})")
+    if args.backend == "cuda":
+        print(f"capabilities: {', '.join(capabilities(Path(args.project)))}")
+    for name, seconds in rows.items():
+        print(f"{name:42} {seconds:9.2f} s   {seconds / reference:6.2f}x")
+    print(f"header cache entries: {len(entries)}; exported symbols with/without the header cache: "
+          f"{'identical' if with_cache == without_cache else 'DIFFERENT'} ({len(with_cache)} symbols)")
+    if args.json:
+        Path(args.json).write_text(json.dumps({"variant": variant, "cores": args.cores, "load": load,
+                                               "seconds": rows, "ratio": {k: v / reference for k, v in rows.items()},
+                                               "symbols_identical": with_cache == without_cache}, indent=2) + "\n")
+    if with_cache != without_cache:
+        sys.exit("the module built with the header cache exports different symbols")
 
 
 if __name__ == "__main__":
