@@ -94,7 +94,9 @@ void HubService::xet_token(const httplib::Request& request, httplib::Response& r
   // ref yet) needs only read access: what the commit then may do is decided by the commit.
   bool for_pr = bool_param(request, "create_pr");
   std::optional<storage::User> caller;
-  Access access = scope == XetScope::write && !for_pr ? Access::write : Access::read;
+  // Any Xet token reads file contents (write supersedes read), so it needs download access:
+  // a gated repository's files are for its members only.
+  Access access = scope == XetScope::write && !for_pr ? Access::write : Access::download;
   if (!authorize(request, response, target.repo, access, &caller)) return;
   if (scope == XetScope::write && !caller) {
     return reply_error(response, 401, "", "Authentication required to write to `" + target.repo.full() + "`");
@@ -134,9 +136,12 @@ std::optional<XetGrant> HubService::xet_grant(const httplib::Request& request, h
     reply_error(response, 403, "", "This Xet token is read-only; uploads need a token from xet-write-token");
     return std::nullopt;
   }
-  // The repository may have become private or been deleted since the token was issued.
-  if (!can_read(grant_caller(*grant), grant->repo)) {
-    reply_error(response, 401, "", "Xet access token for a repository that is no longer readable");
+  // The repository may have become private or gated, or been deleted, since the token was issued.
+  auto caller = grant_caller(*grant);
+  bool member = caller && storage::Accounts::is_member(*caller, grant->repo.name_space);
+  auto info = store_.repo_info(grant->repo);
+  if (!can_read(caller, grant->repo) || (!member && info.ok() && !info.value->gated.empty())) {
+    reply_error(response, 401, "", "Xet access token for a repository whose files it may no longer read");
     return std::nullopt;
   }
   return grant;

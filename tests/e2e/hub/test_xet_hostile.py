@@ -203,3 +203,23 @@ def test_stored_xorbs_count_against_the_quota(kernel_hub, tmp_path, setup):
     finally:
         process.kill()
         process.wait()
+
+
+def test_gated_repository_files_are_not_read_through_xet_by_outsiders(setup):
+    hub, alice, bob = setup
+    _, grant = xet_token(hub, alice, "alice/a")
+    assert cas(grant, "POST", f"/v1/xorbs/default/{XORB_HASH}", XORB.read_bytes())[0] == 200
+    assert cas(grant, "POST", "/v1/shards", SHARD)[0] == 200
+    file_id = next(p.name for p in (hub.root / "xet" / "files").rglob("*") if p.is_file())
+    status, bob_read = xet_token(hub, bob, "alice/a", "read")
+    assert status == 200 and cas(bob_read, "GET", f"/v1/reconstructions/{file_id}")[0] == 200
+    status, _, body = request(f"{hub.url}/api/models/alice/a/settings", "PUT", alice,
+                              json.dumps({"gated": "manual"}).encode(), {"Content-Type": "application/json"})
+    assert status == 200, body
+    # Gated now: bob's token stops working, and he gets no new one (read, or write for a PR).
+    assert cas(bob_read, "GET", f"/v1/reconstructions/{file_id}")[0] == 401
+    assert xet_token(hub, bob, "alice/a", "read")[0] == 403
+    status, _, _ = request(f"{hub.url}/api/models/alice/a/xet-write-token/main?create_pr=1", "GET", bob)
+    assert status == 403
+    _, alice_read = xet_token(hub, alice, "alice/a", "read")
+    assert cas(alice_read, "GET", f"/v1/reconstructions/{file_id}")[0] == 200
