@@ -1,0 +1,94 @@
+"""`kernel-builder devshell` / `testshell` (cli.md §1.2, issue 12 item 4): a command after `--`
+runs in the kernel directory with the chosen build set's toolchain first on PATH; testshell also
+puts the built variant on PYTHONPATH and clears LD_LIBRARY_PATH."""
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+from kb_build_e2e_support import copy_fixture  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[3]
+SHOW_ENV = ("import json, os, sys; print(json.dumps({'python': sys.executable, 'cwd': os.getcwd(), "
+            "'variant': os.environ.get('KERNEL_BUILDER_VARIANT'), 'venv': os.environ.get('VIRTUAL_ENV'), "
+            "'pythonpath': os.environ.get('PYTHONPATH'), 'ld': os.environ.get('LD_LIBRARY_PATH')}))")
+
+
+@pytest.fixture(scope="module")
+def torch215() -> Path:
+    python = Path(os.environ.get("KB_TORCH215_PYTHON", REPO / ".venv-torch215" / "bin" / "python"))
+    if not python.exists():
+        pytest.fail(f"{python} not found: run scripts/install-deps")
+    return python
+
+
+def shell(kernel_builder, which, project, *args, env=None):
+    return subprocess.run([str(kernel_builder), which, str(project), *map(str, args)], capture_output=True, text=True,
+                          env=env)
+
+
+def cpu_only(project: Path) -> Path:
+    text = (project / "build.toml").read_text().replace('backends = ["cpu", "cuda"]', 'backends = ["cpu"]')
+    (project / "build.toml").write_text(text[: text.index("[kernel.addone_cuda]")])
+    return project
+
+
+def test_devshell_runs_the_command_with_the_chosen_toolchain(tmp_path, kernel_builder, kb_python, torch215):
+    project = cpu_only(copy_fixture("addone", tmp_path))
+    common = ["--python", kb_python, "--python", torch215]
+    default = shell(kernel_builder, "devshell", project, *common, "--", "python", "-c", SHOW_ENV)
+    assert default.returncode == 0, default.stderr
+    seen = json.loads(default.stdout)
+    # Default: the newest torch; `python` on PATH is that toolchain's interpreter.
+    assert seen["variant"] == "torch215-cxx11-cpu-x86_64-linux"
+    assert Path(seen["python"]).parent == torch215.parent
+    assert seen["venv"] == str(torch215.parent.parent)
+    assert seen["cwd"] == str(project)
+    chosen = shell(kernel_builder, "devshell", project, *common, "--variant", "torch211-cxx11-cpu-x86_64-linux",
+                   "--", "python", "-c", SHOW_ENV)
+    assert chosen.returncode == 0, chosen.stderr
+    assert Path(json.loads(chosen.stdout)["python"]).parent == kb_python.parent
+
+
+def test_devshell_unknown_variant(tmp_path, kernel_builder, kb_python):
+    project = cpu_only(copy_fixture("addone", tmp_path))
+    result = shell(kernel_builder, "devshell", project, "--python", kb_python, "--variant", "torch299-cxx11-cpu-x86_64-linux")
+    assert result.returncode == 2
+    assert result.stderr.splitlines() == [
+        "error: Unknown variant `torch299-cxx11-cpu-x86_64-linux`.",
+        "Valid variants for this architecture are: torch211-cxx11-cpu-x86_64-linux",
+    ]
+
+
+def test_testshell_puts_the_built_variant_on_pythonpath(cpu_build, cpu_variant, kernel_builder, kb_python):
+    project = cpu_build["project"]
+    variant = project / "build" / cpu_variant
+    ops_id = json.loads((variant / "metadata.json").read_text())["id"]
+    env = dict(os.environ, LD_LIBRARY_PATH="/nonexistent")
+    code = SHOW_ENV + (
+        "\nimport importlib.util\nroot = os.environ['PYTHONPATH']\n"
+        f"spec = importlib.util.spec_from_file_location({ops_id!r}, os.path.join(root, '__init__.py'), "
+        "submodule_search_locations=[root])\n"
+        f"module = importlib.util.module_from_spec(spec)\nsys.modules[{ops_id!r}] = module\n"
+        "spec.loader.exec_module(module)\n"
+        "import torch\nassert module.addone(torch.zeros(2)).tolist() == [1.0, 1.0]\n")
+    result = shell(kernel_builder, "testshell", project, "--python", kb_python, "--variant", cpu_variant, "--",
+                   "python", "-c", code, env=env)
+    assert result.returncode == 0, result.stderr
+    seen = json.loads(result.stdout.splitlines()[0])
+    assert seen["pythonpath"] == str(variant)
+    assert seen["ld"] is None
+
+
+def test_testshell_needs_a_built_variant(tmp_path, kernel_builder, kb_python):
+    project = cpu_only(copy_fixture("addone", tmp_path))
+    result = shell(kernel_builder, "testshell", project, "--python", kb_python, "--", "true")
+    assert result.returncode == 1
+    assert result.stderr.splitlines() == [
+        f"error: Variant `torch211-cxx11-cpu-x86_64-linux` is not built in `{project}/build`",
+        "hint: run `kernel-builder build --variant torch211-cxx11-cpu-x86_64-linux` first",
+    ]
