@@ -7,6 +7,7 @@
 
 #include "abi/check.h"
 #include "build/cmake_cache.h"
+#include "build/header_deps.h"
 #include "build/jobs.h"
 #include "build/portable.h"
 #include "build/project_checks.h"
@@ -187,6 +188,14 @@ Result<ArchOutput> compile_arch(const BuildSettings& s, const PlannedVariant& v,
                                 const fs::path& work, const fs::path& log_path, std::string& stamp_input,
                                 const std::function<bool(const std::string&)>& up_to_date) {
   const Toolchain& t = *v.toolchain;
+  // cutlass_*/sycl_tla/metal-cpp headers join torch's (system) include directories.
+  auto header_deps = resolve_header_dependencies(*s.config, v.backend, dependency_environment(), default_dependency_cache());
+  if (!header_deps) return std::move(header_deps).error();
+  for (const auto& note : header_deps->notes) {
+    if (s.reporter) s.reporter->note(v.name + ": " + note);
+  }
+  std::vector<std::string> include_dirs = t.include_dirs;
+  for (const auto& dir : header_deps->include_dirs) include_dirs.push_back(dir.string());
   codegen::VariantProjectInput input;
   input.config = s.config;
   input.backend = v.backend;
@@ -254,7 +263,7 @@ Result<ArchOutput> compile_arch(const BuildSettings& s, const PlannedVariant& v,
                                         "-DCMAKE_BUILD_TYPE=Release",
                                         "-DKB_PROJECT_DIR=" + s.project.string(),
                                         "-DKB_GENERATED_DIR=" + generated.string(),
-                                        "-DKB_TORCH_INCLUDE_DIRS=" + util::join(t.include_dirs, ";"),
+                                        "-DKB_TORCH_INCLUDE_DIRS=" + util::join(include_dirs, ";"),
                                         "-DKB_TORCH_LIBRARY_DIR=" + (t.library_dirs.empty() ? "" : t.library_dirs[0]),
                                         "-DKB_PYTHON_INCLUDE_DIR=" + t.python_include};
   configure.push_back("-DKB_TORCH_PCH=" + (header_cache ? pch_header.string() : ""));
