@@ -335,6 +335,11 @@ void HubService::xet_upload_shard(const httplib::Request& request, httplib::Resp
       return reply_error(response, 500, "", owned.error().message);
     }
   }
+  // The xorbs the shard references become owned too (as objects referenced by a commit do), so
+  // the repository's files never depend on a xorb only another repository owns.
+  if (auto owned = store_.add_owned(grant->repo, {xorbs.begin(), xorbs.end()}); !owned) {
+    return reply_error(response, 500, "", owned.error().message);
+  }
   reply_json(response, 200, {{"result", 1}});
 }
 

@@ -223,3 +223,15 @@ def test_gated_repository_files_are_not_read_through_xet_by_outsiders(setup):
     assert status == 403
     _, alice_read = xet_token(hub, alice, "alice/a", "read")
     assert cas(alice_read, "GET", f"/v1/reconstructions/{file_id}")[0] == 200
+
+
+def test_a_shard_may_reference_xorbs_of_readable_repositories_which_it_then_owns(setup):
+    hub, alice, _ = setup
+    create_repo(hub, alice, "b", private=True)
+    _, grant_a = xet_token(hub, alice, "alice/a")
+    assert cas(grant_a, "POST", f"/v1/xorbs/default/{XORB_HASH}", XORB.read_bytes())[0] == 200
+    owned_b = hub.root / "repos" / "models" / "alice" / "b" / "owned"
+    assert not owned_b.exists() or XORB_HASH not in owned_b.read_text()
+    _, grant_b = xet_token(hub, alice, "alice/b")
+    assert cas(grant_b, "POST", "/v1/shards", SHARD)[0] == 200  # alice reads alice/a: reachable
+    assert XORB_HASH in owned_b.read_text().split()
