@@ -45,10 +45,20 @@ std::optional<Known> known(const std::string& dependency) {
   return std::nullopt;
 }
 
-// The `include` directory of a source tree (or the tree itself when it is one).
+// PyPI's nvidia-cutlass wheels carry the CUTLASS headers (cutlass_library/source/include);
+// the newest wheel of each CUTLASS minor that build.toml can name (checked 2026-11).
+std::optional<std::string> cutlass_wheel(const std::string& version) {
+  static const std::map<std::string, std::string> wheels = {{"3.5", "3.5.1.0"}, {"3.6", "3.6.0.0"}, {"3.8", "3.8.0.0"}};
+  auto it = wheels.find(version);
+  if (it == wheels.end()) return std::nullopt;
+  return it->second;
+}
+
+// The `include` directory of a source tree (or the tree itself when it is one, or a directory an
+// nvidia-cutlass wheel was installed into with `pip install --target`).
 std::optional<fs::path> include_dir_of(const fs::path& tree, const std::string& marker) {
   std::error_code ec;
-  for (const fs::path& candidate : {tree / "include", tree}) {
+  for (const fs::path& candidate : {tree / "include", tree, tree / "cutlass_library" / "source" / "include"}) {
     if (fs::is_regular_file(candidate / marker, ec)) return candidate;
   }
   return std::nullopt;
@@ -112,12 +122,20 @@ Result<HeaderDependencies> resolve_header_dependencies(const config::BuildConfig
         include = include_dir_of(cache_root / dep->cache_name, dep->marker);
       }
       if (!include) {
-        return Error(ErrorKind::not_found, "Kernel `" + unit->name + "` depends on `" + dependency + "`, but no " +
+        Error error = Error(ErrorKind::not_found, "Kernel `" + unit->name + "` depends on `" + dependency + "`, but no " +
                                                dep->display + " headers were found")
             .with_cause(dep->variable + " is not set, and the dependency cache has no `" +
                         (cache_root / dep->cache_name).string() + "`")
             .with_hint("set " + dep->variable + " to " + dep->source)
             .with_hint("or unpack it into `" + (cache_root / dep->cache_name).string() + "` (shared by all projects)");
+        if (dependency.rfind("cutlass_", 0) == 0) {
+          std::string version = dep->display.substr(std::string("CUTLASS ").size());
+          if (auto wheel = cutlass_wheel(version)) {
+            error.hints.push_back("or `pip install --target " + (cache_root / dep->cache_name).string() + " nvidia-cutlass==" +
+                                  *wheel + "` (PyPI's nvidia-cutlass wheel carries the headers)");
+          }
+        }
+        return error;
       }
       out.include_dirs.push_back(*include);
     }

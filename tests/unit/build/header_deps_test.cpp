@@ -72,3 +72,19 @@ TEST(resolve_header_dependencies, FromTheSharedCache) {
   EXPECT_TRUE(resolve_header_dependencies(gemm(R"("torch", "cutlass_4_0")"), kb::config::Backend::cpu, {}, fs::path("/none"))
                   ->include_dirs.empty());
 }
+
+TEST(resolve_header_dependencies, NvidiaCutlassWheelLayout) {
+  // `pip install --target <cache>/cutlass-3.8 nvidia-cutlass==3.8.0.0` puts the headers here.
+  kb::util::TempDir dir;
+  ASSERT_TRUE(kb::util::write_file_atomic(dir.path() / "cutlass-3.8/cutlass_library/source/include/cutlass/cutlass.h", "x"));
+  auto result = resolve_header_dependencies(gemm(R"("torch", "cutlass_3_8")"), kb::config::Backend::cuda, {}, dir.path());
+  ASSERT_TRUE(result) << result.error().message;
+  EXPECT_EQ(result->include_dirs, std::vector<fs::path>{dir.path() / "cutlass-3.8/cutlass_library/source/include"});
+  // Missing, for a version with a wheel: the hint names it.
+  kb::util::TempDir empty;
+  auto missing = resolve_header_dependencies(gemm(R"("torch", "cutlass_3_8")"), kb::config::Backend::cuda, {}, empty.path());
+  ASSERT_FALSE(missing);
+  ASSERT_EQ(missing.error().hints.size(), 3u);
+  EXPECT_EQ(missing.error().hints[2], "or `pip install --target " + (empty.path() / "cutlass-3.8").string() +
+                                          " nvidia-cutlass==3.8.0.0` (PyPI's nvidia-cutlass wheel carries the headers)");
+}
