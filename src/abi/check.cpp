@@ -205,6 +205,14 @@ Result<std::string> policy_glibc_ceiling(const std::string& policy, const std::s
   return newest;
 }
 
+Result<bool> policy_allows(const std::string& policy, const std::string& architecture, const std::string& version) {
+  auto allowed = load_policy(policy, architecture);
+  if (!allowed) return std::move(allowed).error();
+  BinaryInfo probe;
+  probe.imports.push_back({"probe", version});
+  return symbol_violations(probe, *allowed).empty();
+}
+
 std::string describe(const Violation& v) {
   switch (v.kind) {
     case ViolationKind::manylinux:

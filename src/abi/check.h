@@ -64,6 +64,9 @@ std::string default_policy_for_torch(const std::string& torch_major_minor);
 // The newest GLIBC version a policy allows on an architecture ("2.28"); empty when none.
 util::Result<std::string> policy_glibc_ceiling(const std::string& policy, const std::string& architecture);
 
+// Whether a policy allows a version requirement such as "GLIBCXX_3.4.29" on an architecture.
+util::Result<bool> policy_allows(const std::string& policy, const std::string& architecture, const std::string& version);
+
 // One line describing a violation, for reports and build notes, e.g.
 // "__libc_single_threaded@GLIBC_2.32 (libc.so.6)".
 std::string describe(const Violation& violation);

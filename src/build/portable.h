@@ -9,12 +9,15 @@
 // the link would use (with libelf), so they fit any host glibc and need no data or network.
 // A symbol with no version that old keeps its oldest version, and check-abi reports it.
 //
-// Variables that newer glibc headers make compiled code read, and that older glibc lacks, get a
-// hidden definition inside the module where the value is known to be correct: only
-// `__libc_single_threaded` (libstdc++ skips atomics when it is non-zero; 0 is always correct).
+// What newer headers make compiled code use and the target lacks gets a hidden definition inside
+// the module where it is known to be correct: `__libc_single_threaded` (glibc 2.32; libstdc++
+// skips atomics when it is non-zero, 0 is always correct) and `std::__throw_bad_array_new_length`
+// (GLIBCXX_3.4.29; it throws std::bad_array_new_length, a type older libstdc++ has).
+// Other GLIBCXX/CXXABI symbols stay shared with the process's libstdc++ (torch catches the
+// module's exceptions, so a static libstdc++ is no option); check-abi names any that are too new.
 //
-// For targets before glibc 2.34 the module also names libpthread.so.0 and libdl.so.2 in
-// DT_NEEDED: older systems define the pthread/dl functions there, not in libc.so.6.
+// For targets before glibc 2.34 the module also names libpthread.so.0, libdl.so.2 and librt.so.1
+// in DT_NEEDED: older systems define those functions there, not in libc.so.6.
 #pragma once
 
 #include <filesystem>

@@ -78,6 +78,13 @@ TEST(AbiCheck, EveryPolicyAndAliasHasData) {
   EXPECT_TRUE(check(glibcxx, p235).empty());
 }
 
+TEST(AbiCheck, PolicyAllowsAVersion) {
+  EXPECT_FALSE(*policy_allows("manylinux_2_28", "x86_64", "GLIBCXX_3.4.29"));
+  EXPECT_TRUE(*policy_allows("manylinux_2_34", "x86_64", "GLIBCXX_3.4.29"));
+  EXPECT_TRUE(*policy_allows("manylinux_2_28", "aarch64", "GLIBC_2.17"));
+  EXPECT_FALSE(policy_allows("manylinux_9_9", "x86_64", "GLIBC_2.17"));
+}
+
 TEST(AbiCheck, DefaultPolicyFollowsTorchWheels) {
   EXPECT_EQ(default_policy_for_torch("2.11"), "manylinux_2_28");
   EXPECT_EQ(default_policy_for_torch("2.13"), "manylinux_2_28");
