@@ -22,7 +22,7 @@ using util::Result;
 namespace {
 
 // Bumped when the stub format changes, so that existing stubs are rebuilt.
-constexpr const char* kStubFormat = "kb-portable-stubs 3";
+constexpr const char* kStubFormat = "kb-portable-stubs 4";
 
 // "GLIBC_2.2.5" -> "2.2.5"; empty for anything else (GLIBC_PRIVATE, other dependencies).
 std::string glibc_number(const std::string& version) {
@@ -39,7 +39,7 @@ std::string support_source(const std::string& policy, bool single_threaded, bool
     out += "\n// glibc >= 2.32 headers make libstdc++'s inline atomics read __libc_single_threaded, which\n"
            "// older glibc lacks. The module keeps its own copy: 0 means \"maybe multi-threaded\", always\n"
            "// correct (atomics are never skipped).\n"
-           "extern \"C\" __attribute__((visibility(\"hidden\"))) char __libc_single_threaded = 0;\n";
+           "extern \"C\" {\n__attribute__((visibility(\"hidden\"))) char __libc_single_threaded = 0;\n}\n";
   }
   if (bad_array_new_length) {
     out += "\n// GCC >= 11 allocators call std::__throw_bad_array_new_length (GLIBCXX_3.4.29), which older\n"

@@ -274,18 +274,22 @@ Result<ArchOutput> compile_arch(const BuildSettings& s, const PlannedVariant& v,
     configure.push_back("-DCMAKE_CUDA_ARCHITECTURES=OFF");
     configure.push_back("-DCUDAToolkit_ROOT=" + t.cuda->home.string());
   }
-  stamp_input += "manylinux " + target_policy(s, v) + (s.portable ? " portable" : "") + "\n";  // the ABI check's policy
+  // The ABI check's policy and strictness: a --bundle build re-checks what a plain build noted.
+  stamp_input += "manylinux " + target_policy(s, v) + (s.portable ? " portable" : "") + (s.strict_manylinux ? " strict" : "") + "\n";
+  // Always given (empty when off): CMake keeps a cache variable that a later configure omits.
+  std::string portable_dir, portable_sources, portable_libraries;
   if (s.portable && t.system == "Linux") {
     auto portable = prepare_portable_link(work / "portable", target_policy(s, v), t.machine);
     configure.push_back("-DKB_NVCC_THREADS=" + std::to_string(nvcc_threads));
     if (!portable) return std::move(portable).error();
-    configure.push_back("-DKB_PORTABLE_LINK_DIR=" + portable->stub_dir.string());
-    if (portable->support_source) configure.push_back("-DKB_PORTABLE_SOURCES=" + portable->support_source->string());
-    if (!portable->extra_libraries.empty()) {
-      configure.push_back("-DKB_PORTABLE_LIBRARIES=" + util::join(portable->extra_libraries, ";"));
-    }
+    portable_dir = portable->stub_dir.string();
+    if (portable->support_source) portable_sources = portable->support_source->string();
+    portable_libraries = util::join(portable->extra_libraries, ";");
     stamp_input += "portable " + portable->fingerprint + "\n";
   }
+  configure.push_back("-DKB_PORTABLE_LINK_DIR=" + portable_dir);
+  configure.push_back("-DKB_PORTABLE_SOURCES=" + portable_sources);
+  configure.push_back("-DKB_PORTABLE_LIBRARIES=" + portable_libraries);
   auto ccache = s.use_compiler_cache ? util::find_program("ccache") : std::nullopt;
   if (ccache) {
     configure.push_back("-DCMAKE_CXX_COMPILER_LAUNCHER=" + ccache->string());
