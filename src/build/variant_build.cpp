@@ -11,8 +11,8 @@
 #include "build/jobs.h"
 #include "build/portable.h"
 #include "build/project_checks.h"
-#include "build/run_guard.h"
 #include "build/reproducible.h"
+#include "build/run_guard.h"
 #include "build/staging.h"
 #include "build/toolchain.h"
 #include "build/torch_pch.h"
@@ -239,9 +239,6 @@ Result<ArchOutput> compile_arch(const BuildSettings& s, const PlannedVariant& v,
     }
     input.torch_header_sources = torch_header_sources(s.project, sources, dirs);
   }
-  auto files = codegen::generate_variant_project(input);
-  if (!files) return std::move(files).error();
-  fs::path generated = work / "project";
   // nvcc's --threads: NVCC_THREADS, else the architectures of each CUDA source in parallel when
   // there are cores to spare (jobs.h).
   int nvcc_threads = s.nvcc_threads;
@@ -256,6 +253,9 @@ Result<ArchOutput> compile_arch(const BuildSettings& s, const PlannedVariant& v,
     }
     nvcc_threads = auto_nvcc_threads(s.cores, cuda_sources, architectures);
   }
+  auto files = codegen::generate_variant_project(input);
+  if (!files) return std::move(files).error();
+  fs::path generated = work / "project";
   KB_TRY(codegen::write_generated_files(generated, *files, true));
 
   fs::path cmake_dir = work / "cmake-build";
@@ -273,6 +273,7 @@ Result<ArchOutput> compile_arch(const BuildSettings& s, const PlannedVariant& v,
     configure.push_back("-DCMAKE_CUDA_COMPILER=" + t.cuda->nvcc.string());
     configure.push_back("-DCMAKE_CUDA_ARCHITECTURES=OFF");
     configure.push_back("-DCUDAToolkit_ROOT=" + t.cuda->home.string());
+    configure.push_back("-DKB_NVCC_THREADS=" + std::to_string(nvcc_threads));
   }
   // The ABI check's policy and strictness: a --bundle build re-checks what a plain build noted.
   stamp_input += "manylinux " + target_policy(s, v) + (s.portable ? " portable" : "") + (s.strict_manylinux ? " strict" : "") + "\n";
@@ -280,7 +281,6 @@ Result<ArchOutput> compile_arch(const BuildSettings& s, const PlannedVariant& v,
   std::string portable_dir, portable_sources, portable_libraries;
   if (s.portable && t.system == "Linux") {
     auto portable = prepare_portable_link(work / "portable", target_policy(s, v), t.machine);
-    configure.push_back("-DKB_NVCC_THREADS=" + std::to_string(nvcc_threads));
     if (!portable) return std::move(portable).error();
     portable_dir = portable->stub_dir.string();
     if (portable->support_source) portable_sources = portable->support_source->string();
