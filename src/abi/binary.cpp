@@ -10,6 +10,9 @@
 #include <fstream>
 #include <map>
 
+#include "util/fs.h"
+#include "util/hash.h"
+
 namespace kb::abi {
 
 namespace fs = std::filesystem;
@@ -331,6 +334,52 @@ Result<std::vector<std::pair<std::string, std::string>>> read_sections(const fs:
     out.emplace_back(name ? name : "", std::move(bytes));
   }
   return out;
+}
+
+util::Status derive_build_id(const fs::path& path) {
+  if (elf_version(EV_CURRENT) == EV_NONE) return Error(ErrorKind::io, "libelf is out of date");
+  uint64_t id_offset = 0;
+  size_t id_size = 0;
+  {
+    ElfHandle handle;
+    handle.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (handle.fd < 0) return Error(ErrorKind::io, "Cannot open `" + path.string() + "` for reading").with_cause(std::strerror(errno));
+    handle.elf = elf_begin(handle.fd, ELF_C_READ, nullptr);
+    if (!handle.elf || elf_kind(handle.elf) != ELF_K_ELF) return {};
+    size_t names = 0;
+    if (elf_getshdrstrndx(handle.elf, &names) != 0) return malformed(path, elf_errmsg(-1));
+    for (Elf_Scn* section = elf_nextscn(handle.elf, nullptr); section && id_size == 0; section = elf_nextscn(handle.elf, section)) {
+      GElf_Shdr header;
+      if (!gelf_getshdr(section, &header)) return malformed(path, elf_errmsg(-1));
+      const char* name = elf_strptr(handle.elf, names, header.sh_name);
+      if (header.sh_type != SHT_NOTE || !name || std::strcmp(name, ".note.gnu.build-id") != 0) continue;
+      Elf_Data* data = elf_rawdata(section, nullptr);
+      if (!data) return malformed(path, "unreadable .note.gnu.build-id");
+      GElf_Nhdr note;
+      size_t name_offset = 0, desc_offset = 0;
+      if (gelf_getnote(data, 0, &note, &name_offset, &desc_offset) == 0 || note.n_type != NT_GNU_BUILD_ID) {
+        return malformed(path, "unreadable .note.gnu.build-id");
+      }
+      id_offset = header.sh_offset + desc_offset;
+      id_size = note.n_descsz;
+    }
+  }
+  if (id_size == 0) return {};
+  if (id_size > 32) return malformed(path, "a build id longer than 32 bytes");
+  auto bytes = util::read_file(path);
+  if (!bytes) return std::move(bytes).error();
+  if (id_offset + id_size > bytes->size()) return malformed(path, "a build id outside the file");
+  std::fill_n(bytes->begin() + static_cast<std::ptrdiff_t>(id_offset), id_size, '\0');
+  std::string digest = util::hash_bytes(util::HashAlgorithm::sha256, *bytes);
+  int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return Error(ErrorKind::io, "Cannot open `" + path.string() + "` for writing").with_cause(std::strerror(errno));
+  ssize_t written = ::pwrite(fd, digest.data(), id_size, static_cast<off_t>(id_offset));
+  int saved = errno;
+  ::close(fd);
+  if (written != static_cast<ssize_t>(id_size)) {
+    return Error(ErrorKind::io, "Cannot write the build id of `" + path.string() + "`").with_cause(std::strerror(saved));
+  }
+  return {};
 }
 
 namespace {

@@ -59,6 +59,13 @@ util::Result<LibraryDefinitions> read_definitions(const std::filesystem::path& p
 // reproducibility check names the first section in which two builds differ.
 util::Result<std::vector<std::pair<std::string, std::string>>> read_sections(const std::filesystem::path& path);
 
+// Sets the GNU build-id note (.note.gnu.build-id) of an ELF file to the leading bytes of the
+// SHA-256 of the file's own final bytes, with the id itself zeroed. The linker's id covers what it
+// wrote, including names that a post-link step removes (nvcc's tmpxft_<pid> symbols), so it
+// differs between two otherwise identical builds; the derived one does not. Files without the
+// note, and files that are not ELF, are left as they are. Idempotent.
+util::Status derive_build_id(const std::filesystem::path& path);
+
 // Reads `path`. Files that are neither ELF nor Mach-O give Format::other (not an error); a
 // truncated or malformed ELF/Mach-O file is an error.
 util::Result<BinaryInfo> read_binary(const std::filesystem::path& path);

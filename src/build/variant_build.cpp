@@ -344,6 +344,8 @@ Result<ArchOutput> compile_arch(const BuildSettings& s, const PlannedVariant& v,
   if (!run) return std::move(run).error();
   if (!run->success()) return build_failure(v.name, "compilation failed", log_path);
   if (!fs::exists(out.library)) return build_failure(v.name, "the module " + out.library.string() + " was not built", log_path);
+  // Reproducible modules: the linker's build id also covers names removed after the link.
+  if (auto derived = abi::derive_build_id(out.library); !derived) return std::move(derived).error();
   return out;
 }
 

@@ -3,10 +3,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 
 #include "abi/check.h"
 
@@ -86,6 +88,41 @@ TEST_F(TempDir, ReadsThisElfProgramsVersionedImports) {
   EXPECT_TRUE(versioned_glibc);
   EXPECT_TRUE(std::is_sorted(info->imports.begin(), info->imports.end(),
                              [](const auto& a, const auto& b) { return a.name < b.name; }));
+}
+
+std::string read_all(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// The build id becomes a digest of the rest of the file: only the id's bytes change, a second
+// derivation changes nothing, and a copy whose linker id differs gets the same id (two builds that
+// differ only in what the linker hashed before a post-link step end up identical).
+TEST_F(TempDir, DerivedBuildIdDependsOnlyOnTheRestOfTheFile) {
+  const std::string original = read_all("/proc/self/exe");
+  fs::path a = write("a.so", original);
+  ASSERT_TRUE(derive_build_id(a).ok());
+  const std::string derived = read_all(a);
+  ASSERT_EQ(derived.size(), original.size());
+  size_t first = derived.size(), last = 0;
+  for (size_t i = 0; i < derived.size(); ++i) {
+    if (derived[i] != original[i]) first = std::min(first, i), last = i;
+  }
+  ASSERT_LT(first, derived.size()) << "this test program has a GNU build id; it must change";
+  EXPECT_LT(last - first, 32u);
+
+  ASSERT_TRUE(derive_build_id(a).ok());
+  EXPECT_EQ(read_all(a), derived);
+
+  std::string other = original;
+  other[first] = static_cast<char>(~other[first]);
+  fs::path b = write("b.so", other);
+  ASSERT_TRUE(derive_build_id(b).ok());
+  EXPECT_EQ(read_all(b), derived);
+
+  fs::path text = write("notes.txt", "not an ELF file");
+  ASSERT_TRUE(derive_build_id(text).ok());
+  EXPECT_EQ(read_all(text), "not an ELF file");
 }
 
 TEST_F(TempDir, ReadsMachOMinimumVersionAndImports) {
