@@ -319,7 +319,7 @@ bool XorbBuilder::add_chunk(std::string_view chunk) {
     scheme = CompressionScheme::none;
   }
   if (info_.chunks.size() >= kMaxBuiltXorbChunks ||
-      bytes_.size() + kXorbChunkHeaderSize + body.size() > kMaxXorbSize) {
+      bytes_.size() + kXorbChunkHeaderSize + body.size() > kMaxXorbChunkData) {
     return false;
   }
   XorbChunk entry{chunk_hash(chunk), bytes_.size(), uint32_t(body.size()), uint32_t(chunk.size()), scheme};

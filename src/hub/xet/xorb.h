@@ -17,10 +17,17 @@
 
 namespace kb::hub::xet {
 
-inline constexpr uint64_t kMaxXorbSize = 64ull * 1024 * 1024;  // serialized bytes, the upload limit
+// Chunk data of one xorb: xet-core's client packs up to 64 MiB of it, and XorbBuilder keeps its
+// serialized xorbs within this size.
+inline constexpr uint64_t kMaxXorbChunkData = 64ull * 1024 * 1024;
 inline constexpr size_t kXorbChunkHeaderSize = 8;
 // XorbBuilder stops at this many chunks, as xet-core's client does (keeps unpacked sizes in u32).
 inline constexpr size_t kMaxBuiltXorbChunks = 8 * 1024;
+// Serialized bytes accepted from a client (the upload limit): 64 MiB of chunk data as hf_xet 1.8.0
+// sends it (67116856 bytes seen for 64 MiB of random data), a header per chunk and room for the
+// footer.
+inline constexpr uint64_t kMaxXorbSize =
+    kMaxXorbChunkData + kXorbChunkHeaderSize * kMaxBuiltXorbChunks + (uint64_t{1} << 20);
 
 enum class CompressionScheme : uint8_t { none = 0, lz4 = 1, byte_grouping4_lz4 = 2 };
 
@@ -80,7 +87,7 @@ class XorbBuilder {
  public:
   explicit XorbBuilder(bool try_byte_grouping = false) : try_byte_grouping_(try_byte_grouping) {}
   // Appends a chunk (1..kMaxChunkSize bytes); false, and nothing appended, when the xorb would
-  // then exceed kMaxXorbSize or kMaxBuiltXorbChunks (finish this one and start another).
+  // then exceed kMaxXorbChunkData bytes or kMaxBuiltXorbChunks (finish this one and start another).
   bool add_chunk(std::string_view chunk);
   bool empty() const { return info_.chunks.empty(); }
   const MerkleHash& last_chunk_hash() const { return info_.chunks.back().hash; }

@@ -22,11 +22,8 @@ def stored_bytes(root: Path) -> int:
 @pytest.mark.parametrize("size", [
     60 * MIB,
     # hf_xet 1.8.0 packs 64 MiB of chunk data into one xorb and POSTs it with its chunk headers
-    # (67116856 bytes for this file); kb_hub_xet's kMaxXorbSize (64 MiB, the spec's figure for the
-    # serialized xorb) refuses it with 413. The fix is the limit in src/hub/xet/xorb.h (64 MiB + 8 B
-    # per chunk); strict, so this fails once it is fixed and the mark must go.
-    pytest.param(64 * MIB, marks=pytest.mark.xfail(strict=True, raises=AssertionError,
-                                                   reason="kMaxXorbSize below hf_xet's xorbs")),
+    # (67116856 bytes for this file): over 64 MiB serialized, within kMaxXorbSize.
+    64 * MIB,
 ])
 def test_second_revision_changing_one_percent_stores_under_ten_percent(hub, tmp_path, size):
     token = hub.add_user("alice")

@@ -68,7 +68,7 @@ TEST(FileBuilder, file_hash_equals_hf_xets_and_the_description_verifies) {
 }
 
 TEST(FileBuilder, content_over_64_mib_spans_several_xorbs) {
-  std::string data = testing::generate("random", kMaxXorbSize + 3'000'000, 77);
+  std::string data = testing::generate("random", kMaxXorbChunkData + 3'000'000, 77);
   Built built = build(data, 1 << 20);
   EXPECT_EQ(built.xorbs.size(), 2u);
   EXPECT_EQ(built.file.terms.size(), 2u);

@@ -225,8 +225,8 @@ TEST(XorbBuilder, stops_before_64_mib) {
     ++added;
     data[0] = char(added);  // distinct chunks
   }
-  EXPECT_EQ(added, kMaxXorbSize / (kMaxChunkSize + kXorbChunkHeaderSize));
-  EXPECT_LE(builder.size(), kMaxXorbSize);
+  EXPECT_EQ(added, kMaxXorbChunkData / (kMaxChunkSize + kXorbChunkHeaderSize));
+  EXPECT_LE(builder.size(), kMaxXorbChunkData);
   SerializedXorb built = builder.finish();
   EXPECT_TRUE(parse_xorb(built.bytes).ok());
 }
