@@ -1,6 +1,9 @@
 // HTTP helper implementations.
 #include "hub/server/http_support.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include "util/strings.h"
 
 namespace kb::hub::server {
@@ -112,6 +115,12 @@ std::string loggable_path(const httplib::Request& request) {
     path = lfs + "***" + (end == std::string::npos ? "" : path.substr(end));
   }
   return path;
+}
+
+OpenFile::OpenFile(const std::filesystem::path& path) : fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC)) {}
+
+OpenFile::~OpenFile() {
+  if (fd >= 0) ::close(fd);
 }
 
 }  // namespace kb::hub::server

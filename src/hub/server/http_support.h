@@ -3,6 +3,7 @@
 // and tokens.
 #pragma once
 
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -37,5 +38,15 @@ void reply_problem(httplib::Response& response, const storage::Problem& problem)
 // The access-log form of a request target: the path only, since query strings may carry
 // credentials; tokens never appear because headers are never logged.
 std::string loggable_path(const httplib::Request& request);
+
+// A read-only descriptor owned for the life of a streamed response: files are served with pread,
+// so no file is ever held in memory. `fd` is -1 when the file could not be opened.
+struct OpenFile {
+  int fd = -1;
+  explicit OpenFile(const std::filesystem::path& path);
+  ~OpenFile();
+  OpenFile(const OpenFile&) = delete;
+  OpenFile& operator=(const OpenFile&) = delete;
+};
 
 }  // namespace kb::hub::server

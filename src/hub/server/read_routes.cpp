@@ -26,17 +26,6 @@ namespace {
 constexpr size_t kTreePageSize = 1000;
 constexpr size_t kTreeExpandPageSize = 50;
 
-// Files are served from an open descriptor with pread, so no file is ever held in memory.
-struct OpenFile {
-  int fd = -1;
-  explicit OpenFile(const std::filesystem::path& path) : fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC)) {}
-  ~OpenFile() {
-    if (fd >= 0) ::close(fd);
-  }
-  OpenFile(const OpenFile&) = delete;
-  OpenFile& operator=(const OpenFile&) = delete;
-};
-
 std::string etag_of(const storage::TreeEntry& entry) { return entry.lfs ? entry.sha256 : entry.oid; }
 
 }  // namespace

@@ -55,16 +55,6 @@ std::optional<xet::MerkleHash> parse_hash(httplib::Response& response, const std
   return *hash;
 }
 
-struct OpenFile {
-  int fd = -1;
-  explicit OpenFile(const std::filesystem::path& path) : fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC)) {}
-  ~OpenFile() {
-    if (fd >= 0) ::close(fd);
-  }
-  OpenFile(const OpenFile&) = delete;
-  OpenFile& operator=(const OpenFile&) = delete;
-};
-
 }  // namespace
 
 uint64_t post_body_limit(const HubLimits& limits, const std::string& target) {

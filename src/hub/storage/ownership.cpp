@@ -4,6 +4,8 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <functional>
+
 #include "hub/storage/commit.h"
 #include "util/fs.h"
 #include "util/strings.h"
@@ -64,22 +66,34 @@ std::set<std::string> Ownership::load_repo(const fs::path& dir) {
   return owned;
 }
 
-void Ownership::load_locked() {
-  if (loaded_) return;
-  loaded_ = true;
+namespace {
+
+// Calls `visit(key, dir)` for every repository under `repos_root` (<type>/<namespace>/<name> with a
+// repo.json); key is "<type>/<namespace>/<name>".
+void for_each_repository(const fs::path& repos_root,
+                         const std::function<void(const std::string&, const fs::path&)>& visit) {
   std::error_code ec;
-  for (const auto& type : fs::directory_iterator(repos_root_, ec)) {
+  for (const auto& type : fs::directory_iterator(repos_root, ec)) {
     std::error_code ec2;
     for (const auto& ns : fs::directory_iterator(type.path(), ec2)) {
       std::error_code ec3;
       for (const auto& repo : fs::directory_iterator(ns.path(), ec3)) {
         if (!fs::exists(repo.path() / "repo.json", ec3)) continue;
-        std::string key = type.path().filename().string() + "/" + ns.path().filename().string() + "/" +
-                          repo.path().filename().string();
-        for (const auto& sha : load_repo(repo.path())) owners_[sha].insert(key);
+        visit(type.path().filename().string() + "/" + ns.path().filename().string() + "/" + repo.path().filename().string(),
+              repo.path());
       }
     }
   }
+}
+
+}  // namespace
+
+void Ownership::load_locked() {
+  if (loaded_) return;
+  loaded_ = true;
+  for_each_repository(repos_root_, [&](const std::string& key, const fs::path& dir) {
+    for (const auto& sha : load_repo(dir)) owners_[sha].insert(key);
+  });
 }
 
 bool Ownership::owns(const std::string& repo_key, const std::string& sha256) {
@@ -129,21 +143,11 @@ std::vector<std::string> Ownership::remove_repo(const std::string& repo_key) {
   }
   if (orphans.empty()) return {};
   // Another process may have given an orphan a new owner: every owned file on disk is read.
-  std::error_code ec;
-  for (const auto& type : fs::directory_iterator(repos_root_, ec)) {
-    std::error_code ec2;
-    for (const auto& ns : fs::directory_iterator(type.path(), ec2)) {
-      std::error_code ec3;
-      for (const auto& repo : fs::directory_iterator(ns.path(), ec3)) {
-        if (!fs::exists(repo.path() / "repo.json", ec3)) continue;
-        std::string key = type.path().filename().string() + "/" + ns.path().filename().string() + "/" +
-                          repo.path().filename().string();
-        for (const auto& sha : load_repo(repo.path())) {
-          if (orphans.erase(sha) > 0) owners_[sha].insert(key);
-        }
-      }
+  for_each_repository(repos_root_, [&](const std::string& key, const fs::path& dir) {
+    for (const auto& sha : load_repo(dir)) {
+      if (orphans.erase(sha) > 0) owners_[sha].insert(key);
     }
-  }
+  });
   return {orphans.begin(), orphans.end()};
 }
 
