@@ -47,6 +47,15 @@ struct ElfHandle {
   }
 };
 
+// Opens `path` for reading with libelf into `handle`; whether it is an ELF file is the caller's check.
+util::Status open_elf(const fs::path& path, ElfHandle& handle) {
+  if (elf_version(EV_CURRENT) == EV_NONE) return Error(ErrorKind::io, "libelf is out of date");
+  handle.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (handle.fd < 0) return Error(ErrorKind::io, "Cannot open `" + path.string() + "` for reading").with_cause(std::strerror(errno));
+  handle.elf = elf_begin(handle.fd, ELF_C_READ, nullptr);
+  return {};
+}
+
 Result<BinaryInfo> read_elf_handle(Elf* elf, const fs::path& path) {
   if (!elf || elf_kind(elf) != ELF_K_ELF) return malformed(path, "not a valid ELF file");
   GElf_Ehdr header;
@@ -145,11 +154,8 @@ Result<BinaryInfo> read_elf_handle(Elf* elf, const fs::path& path) {
 }
 
 Result<BinaryInfo> read_elf(const fs::path& path) {
-  if (elf_version(EV_CURRENT) == EV_NONE) return Error(ErrorKind::io, "libelf is out of date");
   ElfHandle handle;
-  handle.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (handle.fd < 0) return Error(ErrorKind::io, "Cannot open `" + path.string() + "` for reading").with_cause(std::strerror(errno));
-  handle.elf = elf_begin(handle.fd, ELF_C_READ, nullptr);
+  if (auto opened = open_elf(path, handle); !opened) return std::move(opened).error();
   return read_elf_handle(handle.elf, path);
 }
 
@@ -303,20 +309,14 @@ Result<LibraryDefinitions> read_definitions_handle(Elf* elf, const fs::path& pat
 }  // namespace
 
 Result<LibraryDefinitions> read_definitions(const fs::path& path) {
-  if (elf_version(EV_CURRENT) == EV_NONE) return Error(ErrorKind::io, "libelf is out of date");
   ElfHandle handle;
-  handle.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (handle.fd < 0) return Error(ErrorKind::io, "Cannot open `" + path.string() + "` for reading").with_cause(std::strerror(errno));
-  handle.elf = elf_begin(handle.fd, ELF_C_READ, nullptr);
+  if (auto opened = open_elf(path, handle); !opened) return std::move(opened).error();
   return read_definitions_handle(handle.elf, path);
 }
 
 Result<std::vector<std::pair<std::string, std::string>>> read_sections(const fs::path& path) {
-  if (elf_version(EV_CURRENT) == EV_NONE) return Error(ErrorKind::io, "libelf is out of date");
   ElfHandle handle;
-  handle.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (handle.fd < 0) return Error(ErrorKind::io, "Cannot open `" + path.string() + "` for reading").with_cause(std::strerror(errno));
-  handle.elf = elf_begin(handle.fd, ELF_C_READ, nullptr);
+  if (auto opened = open_elf(path, handle); !opened) return std::move(opened).error();
   if (!handle.elf || elf_kind(handle.elf) != ELF_K_ELF) return malformed(path, "not a valid ELF file");
   size_t names = 0;
   if (elf_getshdrstrndx(handle.elf, &names) != 0) return malformed(path, elf_errmsg(-1));
@@ -337,14 +337,11 @@ Result<std::vector<std::pair<std::string, std::string>>> read_sections(const fs:
 }
 
 util::Status derive_build_id(const fs::path& path) {
-  if (elf_version(EV_CURRENT) == EV_NONE) return Error(ErrorKind::io, "libelf is out of date");
   uint64_t id_offset = 0;
   size_t id_size = 0;
   {
     ElfHandle handle;
-    handle.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (handle.fd < 0) return Error(ErrorKind::io, "Cannot open `" + path.string() + "` for reading").with_cause(std::strerror(errno));
-    handle.elf = elf_begin(handle.fd, ELF_C_READ, nullptr);
+    if (auto opened = open_elf(path, handle); !opened) return std::move(opened).error();
     if (!handle.elf || elf_kind(handle.elf) != ELF_K_ELF) return {};
     size_t names = 0;
     if (elf_getshdrstrndx(handle.elf, &names) != 0) return malformed(path, elf_errmsg(-1));
