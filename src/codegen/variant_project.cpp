@@ -230,6 +230,31 @@ std::string torch_pch_block(const VariantProjectInput& input) {
          "endif()\n";
 }
 
+// nvcc's front end (cudafe++) names each anonymous namespace after a hash of the source's
+// absolute path, and the names reach the module's symbols and fatbin: giving it the path inside
+// the project instead makes a CUDA module independent of where the project lies (reproducible
+// builds in any directory, ccache hits across checkouts). The ops id keeps the names unique
+// between kernels loaded side by side.
+std::string cuda_source_names_block(const VariantProjectInput& input) {
+  if (input.backend != Backend::cuda) return "";
+  const auto& torch = std::get<config::TorchConfig>(input.config->framework);
+  std::vector<std::string> cuda_sources;
+  auto collect = [&](const std::vector<std::string>& sources) {
+    for (const auto& s : sources) {
+      if (extension(s) == "cu") cuda_sources.push_back(s);
+    }
+  };
+  collect(torch.src);
+  for (const auto* unit : input.config->units_for(input.backend)) collect(unit->src);
+  if (cuda_sources.empty()) return "";
+  std::string out = "# CUDA sources named by their path in the project (reproducible anonymous namespaces).\n";
+  for (const auto& s : cuda_sources) {
+    out += "set_property(SOURCE " + source_path(s) + " APPEND PROPERTY COMPILE_OPTIONS \"-Xcudafe=--orig_src_path_name=" +
+           input.ops_id + "/" + s + "\")\n";
+  }
+  return out;
+}
+
 util::Result<std::string> render_sources(const VariantProjectInput& input) {
   const auto& torch = std::get<config::TorchConfig>(input.config->framework);
   std::string out = "# [torch] binding sources.\n";
@@ -241,6 +266,7 @@ util::Result<std::string> render_sources(const VariantProjectInput& input) {
     out += *block;
   }
   out += torch_pch_block(input);
+  out += cuda_source_names_block(input);
   return out;
 }
 

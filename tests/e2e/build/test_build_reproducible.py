@@ -24,3 +24,23 @@ def test_two_builds_in_two_directories_are_identical(cpu_build, cpu_variant, ker
     assert result.stdout == f"{cpu_variant}\tidentical\t{first}\n"
     assert "reproducibility check: build 2 of 2" in result.stderr
     assert not (project / "build").exists()  # the project itself is not built into
+
+
+def test_cuda_module_does_not_depend_on_the_project_directory(kernel_builder, kb_python, tmp_path):
+    """nvcc names anonymous namespaces after a hash of the source's path: the builder hands it the
+    path inside the project, so two CUDA builds in two directories stay identical."""
+    if not Path("/usr/local/cuda/bin/nvcc").exists():
+        pytest.skip("nvcc not available")
+    probe = subprocess.run([str(kb_python), "-c", "import torch; print(torch.__version__); print(torch.version.cuda or '')"],
+                           capture_output=True, text=True).stdout.split("\n")
+    if not probe[1]:
+        pytest.skip("the test interpreter's torch is not a CUDA build")
+    nvcc = subprocess.run(["/usr/local/cuda/bin/nvcc", "--version"], capture_output=True, text=True).stdout
+    release = nvcc.split("release ")[1].split(",")[0].replace(".", "")
+    major, minor = probe[0].split(".")[:2]
+    variant = f"torch{major}{minor}-cxx11-cu{release}-x86_64-linux"
+    project = copy_fixture("cuda_anon", tmp_path)
+    result = subprocess.run([str(kernel_builder), "build", str(project), "--check-reproducible", "--variant", variant,
+                             "--python", str(kb_python), "--unique-id", "r1"], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith(f"{variant}\tidentical\t"), result.stdout + result.stderr
