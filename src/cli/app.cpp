@@ -31,7 +31,7 @@ int run_program(const ProgramInfo& info, int argc, char** argv) {
   CLI::App app(info.description, info.name);
   current_root = &app;
   app.require_subcommand(0, 1);
-  app.footer(info.footer);
+  app.footer(info.footer + "\n\n" + util::exit_status_help());
   app.set_version_flag("-V,--version", version_string(info.name));
   app.get_formatter()->column_width(34);
 

@@ -1,5 +1,5 @@
 // Program entry shared by the CLIs: builds the CLI11 tree from the registry, handles --version,
-// usage errors (exit 2) and uncaught exceptions (exit 1).
+// usage errors (exit 2) and uncaught exceptions (exit 1); its --help ends with util/exit_code.h's table.
 #pragma once
 
 #include <string>
@@ -12,7 +12,7 @@ namespace kb::cli {
 struct ProgramInfo {
   std::string name;         // e.g. "kernel-builder"
   std::string description;  // first line of --help
-  std::string footer;       // shown after the command list in --help
+  std::string footer;       // shown after the command list in --help, before the exit-status table
 };
 
 // "kernel-builder 0.1.0 (abc1234def...)" with "-dirty" when built from a dirty tree.

@@ -2,6 +2,7 @@
 #include "cli/command_registry.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <map>
 
 #include "util/exit_code.h"
@@ -32,12 +33,20 @@ std::vector<Command> CommandRegistry::commands(std::string_view program) {
 
 int report_error(const util::Error& error) {
   util::print_error(error);
-  return util::to_int(error.kind == util::ErrorKind::usage ? util::ExitCode::usage : util::ExitCode::failure);
+  return util::to_int(util::exit_code_for(error));
 }
 
 int exit_status(const util::Status& status) {
   if (status) return util::to_int(util::ExitCode::success);
   return report_error(status.error());
+}
+
+util::Status require_directory(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(path, ec)) {
+    return util::Error(util::ErrorKind::usage, "`" + path + "` is not a directory");
+  }
+  return {};
 }
 
 }  // namespace kb::cli

@@ -39,9 +39,13 @@ struct RegisterCommand {
   }
 };
 
-// Prints the error chain to stderr and returns the exit status for it.
+// Prints the error chain to stderr and returns the exit status for it (util::exit_code_for).
 int report_error(const util::Error& error);
 // 0 on success, else report_error.
 int exit_status(const util::Status& status);
+
+// A KERNEL_DIR/TARGET_DIR argument: an existing directory, else the usage error
+// "`<path>` is not a directory" (exit status 2 in every command).
+util::Status require_directory(const std::string& path);
 
 }  // namespace kb::cli

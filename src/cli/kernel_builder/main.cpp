@@ -5,7 +5,6 @@ int main(int argc, char** argv) {
   kb::cli::ProgramInfo info{
       "kernel-builder",
       "Build, check and publish PyTorch kernels from a build.toml project, without Nix.",
-      "Run `kernel-builder <COMMAND> --help` for a command's options.\n"
-      "Exit status: 0 success, 1 error (including failed checks), 2 usage error."};
+      "Run `kernel-builder <COMMAND> --help` for a command's options."};
   return kb::cli::run_program(info, argc, argv);
 }

@@ -6,7 +6,6 @@ int main(int argc, char** argv) {
   kb::cli::ProgramInfo info{
       "kernel-hub",
       "Serve kernel and model repositories over the Hugging Face Hub HTTP API.",
-      "Run `kernel-hub <COMMAND> --help` for a command's options.\n"
-      "Exit status: 0 success, 1 error, 2 usage error."};
+      "Run `kernel-hub <COMMAND> --help` for a command's options."};
   return kb::cli::run_program(info, argc, argv);
 }

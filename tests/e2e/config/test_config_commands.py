@@ -98,7 +98,7 @@ def test_check_config_warns_for_v4_and_rejects_v3(kernel_builder, tmp_path):
 
 def test_check_config_rejects_a_missing_directory_and_file(kernel_builder, tmp_path):
     result = run(kernel_builder, "check-config", str(tmp_path / "nope"))
-    assert result.returncode == 1
+    assert result.returncode == 2  # usage error, as in every command (tests/e2e/test_exit_status.py)
     assert result.stderr == f"error: `{tmp_path / 'nope'}` is not a directory\n"
     result = run(kernel_builder, "check-config", str(tmp_path))
     assert result.returncode == 1

@@ -98,7 +98,7 @@ def test_list_variants_arch_form(kernel_builder, scaffold):
 
 def test_list_variants_errors(kernel_builder, tmp_path):
     r = run(kernel_builder, "list-variants", str(tmp_path / "missing"))
-    assert r.returncode == 1
+    assert r.returncode == 2  # usage error, as in every command (tests/e2e/test_exit_status.py)
     assert f"`{tmp_path / 'missing'}` is not a directory" in r.stderr
     r = run(kernel_builder, "list-variants", str(tmp_path))
     assert r.returncode == 1

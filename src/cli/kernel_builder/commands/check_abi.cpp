@@ -15,8 +15,6 @@
 namespace kb::cli {
 namespace {
 
-namespace fs = std::filesystem;
-
 struct Options {
   std::string dir = ".";
   abi::CheckOptions check;
@@ -39,9 +37,7 @@ std::string kind_name(abi::ViolationKind kind) {
 }
 
 util::Status check_abi(Options& options) {
-  if (!fs::is_directory(options.dir)) {
-    return util::Error(util::ErrorKind::usage, "`" + options.dir + "` is not a directory");
-  }
+  KB_TRY(require_directory(options.dir));
   if (!options.torch_stable_abi.empty()) options.check.torch_stable_abi = options.torch_stable_abi;
   auto found = metadata::discover_variants(options.dir);
   if (!found) return std::move(found).error();

@@ -12,16 +12,12 @@
 namespace kb::cli {
 namespace {
 
-namespace fs = std::filesystem;
-
 struct Options {
   std::string dir = ".";
 };
 
 util::Status check_builds(const Options& options) {
-  if (!fs::is_directory(options.dir)) {
-    return util::Error(util::ErrorKind::usage, "`" + options.dir + "` is not a directory");
-  }
+  KB_TRY(require_directory(options.dir));
   auto found = metadata::discover_variants(options.dir);
   if (!found) return std::move(found).error();
   for (const auto& variant : found->variants) {

@@ -17,19 +17,8 @@ struct Options {
   std::string dir = ".";
 };
 
-util::Status require_directory(const std::string& dir) {
-  std::error_code ec;
-  if (!std::filesystem::is_directory(dir, ec)) {
-    return util::Error(util::ErrorKind::usage, "`" + dir + "` is not a directory");
-  }
-  return {};
-}
-
 int check_config(const Options& options) {
-  if (auto status = require_directory(options.dir); !status) {
-    util::print_error(status.error());
-    return util::to_int(util::ExitCode::failure);
-  }
+  if (auto status = require_directory(options.dir); !status) return report_error(status.error());
   auto text = config::read_build_toml(options.dir);
   if (!text) return report_error(text.error());
   std::string shown = config::build_toml_display_path(options.dir);

@@ -24,9 +24,8 @@ struct Options {
 
 int clean_pyproject(const Options& o) {
   for (const auto& dir : {o.kernel_dir, o.target_dir}) {
-    if (!dir.empty() && !fs::is_directory(dir)) {
-      return report_error(util::Error(util::ErrorKind::usage, "`" + dir + "` is not a directory"));
-    }
+    if (dir.empty()) continue;
+    if (auto status = require_directory(dir); !status) return report_error(status.error());
   }
   fs::path kernel = fs::absolute(o.kernel_dir).lexically_normal();
   fs::path target = o.target_dir.empty() ? kernel : fs::absolute(o.target_dir).lexically_normal();

@@ -26,7 +26,7 @@ struct Options {
 
 util::Status create_pyproject(const Options& o) {
   for (const auto& dir : {o.kernel_dir, o.target_dir}) {
-    if (!dir.empty() && !fs::is_directory(dir)) return util::Error(util::ErrorKind::usage, "`" + dir + "` is not a directory");
+    if (!dir.empty()) KB_TRY(require_directory(dir));
   }
   if (o.kernel_dirty && o.kernel_sha.empty()) {
     return util::Error(util::ErrorKind::usage, "`--kernel-dirty` requires `--kernel-sha`");

@@ -10,15 +10,13 @@
 namespace kb::cli {
 namespace {
 
-namespace fs = std::filesystem;
-
 struct Options {
   std::string dir = ".";
   std::string output;
 };
 
 util::Status fill(const Options& o) {
-  if (!fs::is_directory(o.dir)) return util::Error(util::ErrorKind::usage, "`" + o.dir + "` is not a directory");
+  KB_TRY(require_directory(o.dir));
   auto config = config::load_build_config(o.dir);
   if (!config) return std::move(config).error();
   auto card = codegen::card::fill_card(*config, o.dir);

@@ -19,9 +19,7 @@ struct Options {
 };
 
 util::Status hash_variants(const Options& options) {
-  if (!fs::is_directory(options.dir)) {
-    return util::Error(util::ErrorKind::usage, "`" + options.dir + "` is not a directory");
-  }
+  KB_TRY(require_directory(options.dir));
   auto found = metadata::discover_variants(options.dir);
   if (!found) return std::move(found).error();
   for (const auto& variant : found->variants) {

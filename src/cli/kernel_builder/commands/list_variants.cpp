@@ -88,11 +88,7 @@ util::Result<std::vector<variant::ProjectVariant>> variants_for(const Options& o
 }
 
 int list_variants(const Options& options) {
-  std::error_code ec;
-  if (!std::filesystem::is_directory(options.dir, ec)) {
-    util::print_error(util::Error(util::ErrorKind::usage, "`" + options.dir + "` is not a directory"));
-    return util::to_int(util::ExitCode::failure);
-  }
+  if (auto status = require_directory(options.dir); !status) return report_error(status.error());
   std::vector<std::string> warnings;
   auto variants = variants_for(options, warnings);
   if (!variants) return report_error(variants.error());

@@ -31,10 +31,7 @@ struct Options {
 };
 
 int run_shell(const Options& options, bool test_shell) {
-  std::error_code ec;
-  if (!std::filesystem::is_directory(options.dir, ec)) {
-    return report_error(util::Error(util::ErrorKind::usage, "`" + options.dir + "` is not a directory"));
-  }
+  if (auto status = require_directory(options.dir); !status) return report_error(status.error());
   std::filesystem::path project = std::filesystem::absolute(options.dir).lexically_normal();
   auto config = config::load_build_config(project);
   if (!config) return report_error(config.error());

@@ -18,10 +18,7 @@ struct Options {
 };
 
 util::Status update_build(const Options& options) {
-  std::error_code ec;
-  if (!std::filesystem::is_directory(options.dir, ec)) {
-    return util::Error(util::ErrorKind::config, "`" + options.dir + "` is not a directory");
-  }
+  KB_TRY(require_directory(options.dir));
   auto text = config::read_build_toml(options.dir);
   if (!text) return std::move(text).error();
   std::string shown = config::build_toml_display_path(options.dir);

@@ -37,10 +37,7 @@ inline void add_upload_flags(CLI::App& app, UploadCommandOptions& o) {
 }
 
 inline int run_upload_command(UploadCommandOptions& o, const std::string& kernel_dir) {
-  namespace fs = std::filesystem;
-  if (!fs::is_directory(kernel_dir)) {
-    return report_error(util::Error(util::ErrorKind::usage, "`" + kernel_dir + "` is not a directory"));
-  }
+  if (auto status = require_directory(kernel_dir); !status) return report_error(status.error());
   o.upload.kernel_dir = kernel_dir;
   if (!o.repo_id.empty()) o.upload.repo_id = o.repo_id;
   if (!o.branch.empty()) o.upload.branch = o.branch;
