@@ -49,8 +49,8 @@ int run_program(const ProgramInfo& info, int argc, char** argv) {
     int code = app.exit(e);
     return code == 0 ? 0 : util::to_int(util::ExitCode::usage);
   }
-  if (!selected) {
-    std::cout << app.help();
+  if (!selected) {  // no command: a usage error, so the help goes to stderr
+    std::cerr << app.help();
     return util::to_int(util::ExitCode::usage);
   }
   try {

@@ -23,7 +23,7 @@ Action setup(CLI::App& app) {
   return [o] {
     hub::storage::Accounts accounts(o->root);
     auto status = accounts.add_org(o->name, o->trusted);
-    if (status) std::printf("Organization `%s` saved%s\n", o->name.c_str(), o->trusted ? " (trusted)" : "");
+    if (status) std::fprintf(stderr, "Organization `%s` saved%s\n", o->name.c_str(), o->trusted ? " (trusted)" : "");
     return exit_status(status);
   };
 }

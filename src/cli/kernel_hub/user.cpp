@@ -1,5 +1,5 @@
 // `kernel-hub user add NAME --root DIR [--org ORG]...`: create a user (or add orgs to one) and
-// print a new access token on the last line of output (shown once; only its digest is stored).
+// print a new access token on stdout (shown once; only its digest is stored).
 #include <cstdio>
 
 #include "cli/command_registry.h"
@@ -25,7 +25,9 @@ Action setup(CLI::App& app) {
     hub::storage::Accounts accounts(o->root);
     auto token = accounts.add_user(o->name, o->orgs);
     if (!token) return report_error(token.error());
-    std::printf("User `%s` saved. New token (shown once):\n%s\n", o->name.c_str(), token->c_str());
+    // The token is the command's data (stdout, e.g. for TOKEN=$(kernel-hub user add ...)); the note goes to stderr.
+    std::fprintf(stderr, "User `%s` saved. New token (shown once):\n", o->name.c_str());
+    std::printf("%s\n", token->c_str());
     return 0;
   };
 }

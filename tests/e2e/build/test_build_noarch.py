@@ -65,8 +65,9 @@ def test_create_and_clean_pyproject(tmp_path, kernel_builder):
     clean = subprocess.run([str(kernel_builder), "clean-pyproject", str(project), "--force"],
                            capture_output=True, text=True)
     assert clean.returncode == 0, clean.stderr
-    assert clean.stdout.strip().endswith("Cleaned 14 generated artifacts.")
-    assert f"Removed empty directory: {project / 'cmake'}" in clean.stdout
+    assert clean.stdout == ""  # progress goes to stderr; stdout carries data only
+    assert clean.stderr.endswith("Cleaned 14 generated artifacts.\n")
+    assert f"Removed empty directory: {project / 'cmake'}" in clean.stderr
     assert not (project / "CMakeLists.txt").exists() and (project / "build.toml").exists()
     nothing = subprocess.run([str(kernel_builder), "clean-pyproject", str(project)], capture_output=True, text=True)
     assert nothing.stderr == "No generated artifacts found to clean.\n"

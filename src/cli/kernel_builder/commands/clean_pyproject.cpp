@@ -46,10 +46,12 @@ int clean_pyproject(const Options& o) {
     for (const auto& path : present) std::cout << "  " << path.string() << "\n";
     return 0;
   }
+  // The prompt, its answer and the progress below go to stderr: stdout carries data only (the
+  // dry run's list).
   if (!o.force) {
-    std::cout << "Files to be deleted:\n";
-    for (const auto& path : present) std::cout << "  " << path.string() << "\n";
-    std::cout << "Continue? [y/N] " << std::flush;
+    std::cerr << "Files to be deleted:\n";
+    for (const auto& path : present) std::cerr << "  " << path.string() << "\n";
+    std::cerr << "Continue? [y/N] " << std::flush;
     std::string answer;
     std::getline(std::cin, answer);
     answer = util::to_lower(util::trim(answer));
@@ -62,7 +64,7 @@ int clean_pyproject(const Options& o) {
   size_t deleted = 0;
   for (const auto& path : present) {
     if (fs::remove(path, ec) && !ec) {
-      std::cout << "Deleted: " << path.string() << "\n";
+      std::cerr << "Deleted: " << path.string() << "\n";
       ++deleted;
     } else {
       std::cerr << "Error: Failed to delete " << path.string() << ": " << ec.message() << "\n";
@@ -71,10 +73,10 @@ int clean_pyproject(const Options& o) {
   }
   fs::path cmake_dir = target / "cmake";
   if (fs::is_directory(cmake_dir, ec) && fs::is_empty(cmake_dir, ec) && fs::remove(cmake_dir, ec)) {
-    std::cout << "Removed empty directory: " << cmake_dir.string() << "\n";
+    std::cerr << "Removed empty directory: " << cmake_dir.string() << "\n";
   }
   if (failed) return report_error(util::Error("Some files could not be deleted"));
-  std::cout << "Cleaned " << deleted << " generated artifacts.\n";
+  std::cerr << "Cleaned " << deleted << " generated artifacts.\n";
   return 0;
 }
 

@@ -119,7 +119,7 @@ int run_init(const Options& options) {
 
   std::string dir = target->dir.string();
   if (dir.size() > 1 && dir.back() == '/') dir.pop_back();
-  std::printf("Initialized `%s` at %s\n", target->identity.repo_id.c_str(), dir.c_str());
+  std::fprintf(stderr, "Initialized `%s` at %s\n", target->identity.repo_id.c_str(), dir.c_str());
   return util::to_int(util::ExitCode::success);
 }
 
