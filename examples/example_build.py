@@ -96,6 +96,11 @@ def variant_name(example_dir: Path, backend: str) -> str:
     if "torch-noarch" in config or not units:
         return f"torch-{backend}"
     compute = "cpu" if backend == "cpu" else _cuda_tag()
+    if "tvm-ffi" in config:
+        import tvm_ffi
+
+        major, minor = tvm_ffi.__version__.split("-")[0].split(".")[:2]
+        return f"tvm-ffi{major}{minor}-{compute}-{_cpu_tag()}-linux"
     stable = _stable_abi(config, backend)
     if stable is not None:
         major, minor = stable.split(".")[:2]
@@ -262,6 +267,8 @@ def _write_metadata(variant_dir: Path, config: dict, ops_id: str, backend: str) 
 
 def build_with_cpp_extension(example_dir: Path, backend: str) -> Path:
     config = read_build_toml(example_dir)
+    if "tvm-ffi" in config:
+        raise BuildError(f"{example_dir.name} is a [tvm-ffi] kernel: the cpp_extension stand-in builds torch kernels only")
     name = python_name(config)
     unique_id = "x" + _source_digest(example_dir)
     ops_id = f"_{name}_{backend}_{unique_id}"

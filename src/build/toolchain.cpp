@@ -128,6 +128,8 @@ Result<Toolchain> parse_probe_output(const std::string& json_text, const fs::pat
   t.library_dirs = string_list(root, "library_dirs");
   t.nvcc_flags = string_list(root, "nvcc_flags");
   t.tvm_ffi_version = optional_string(root, "tvm_ffi_version");
+  t.tvm_ffi_include_dirs = string_list(root, "tvm_ffi_include_dirs");
+  t.tvm_ffi_library = optional_string(root, "tvm_ffi_library").value_or("");
   if (!variant::MajorMinor::parse_prefix(t.torch_version)) {
     return Error(ErrorKind::config, "Cannot parse the torch version `" + t.torch_version + "` of `" + python.string() + "`");
   }
@@ -184,7 +186,7 @@ Result<Toolchain> probe_toolchain(const std::string& python, const fs::path& cac
   if (!cache_file.empty()) {
     if (auto cached = util::read_file(cache_file)) {
       json entry = json::parse(*cached, nullptr, false);
-      if (!entry.is_discarded() && entry.value("format_version", 0) == 2 &&
+      if (!entry.is_discarded() && entry.value("format_version", 0) == 3 &&
           entry.value("torch_stamp", -2LL) == mtime(fs::path(entry.value("torch_dir", "")) / "version.py")) {
         json probe = json::parse(entry.value("probe", ""), nullptr, false);
         if (!probe.is_discarded() && entry.value("site_stamps", json()) == site_stamps(probe)) output = entry.value("probe", "");
@@ -203,7 +205,7 @@ Result<Toolchain> probe_toolchain(const std::string& python, const fs::path& cac
   auto toolchain = parse_probe_output(output, interpreter);
   if (!toolchain) return toolchain;
   if (!cache_file.empty()) {
-    json entry = {{"format_version", 2},
+    json entry = {{"format_version", 3},
                   {"torch_dir", toolchain->torch_dir},
                   {"torch_stamp", mtime(fs::path(toolchain->torch_dir) / "version.py")},
                   {"site_stamps", site_stamps(json::parse(output, nullptr, false))},

@@ -37,7 +37,9 @@ struct Toolchain {
   std::vector<std::string> include_dirs;
   std::vector<std::string> library_dirs;
   std::vector<std::string> nvcc_flags;    // torch's COMMON_NVCC_FLAGS
-  std::optional<std::string> tvm_ffi_version;
+  std::optional<std::string> tvm_ffi_version;      // tvm_ffi.__version__, if importable
+  std::vector<std::string> tvm_ffi_include_dirs;   // its headers and dlpack's (tvm_ffi.config)
+  std::string tvm_ffi_library;                     // libtvm_ffi.so
   std::optional<CudaToolkit> cuda;        // found nvcc, if torch is a CUDA build
 
   variant::MajorMinor torch_major_minor() const;

@@ -194,7 +194,11 @@ Result<ArchOutput> compile_arch(const BuildSettings& s, const PlannedVariant& v,
   for (const auto& note : header_deps->notes) {
     if (s.reporter) s.reporter->note(v.name + ": " + note);
   }
-  std::vector<std::string> include_dirs = t.include_dirs;
+  // A TVM-FFI library compiles against tvm_ffi's headers and links libtvm_ffi instead of torch.
+  bool tvm_ffi = v.flavour == Flavour::tvm_ffi;
+  std::vector<std::string> include_dirs = tvm_ffi ? t.tvm_ffi_include_dirs : t.include_dirs;
+  std::string library_dir = tvm_ffi ? fs::path(t.tvm_ffi_library).parent_path().string()
+                                    : (t.library_dirs.empty() ? "" : t.library_dirs[0]);
   for (const auto& dir : header_deps->include_dirs) include_dirs.push_back(dir.string());
   codegen::VariantProjectInput input;
   input.config = s.config;
@@ -226,7 +230,7 @@ Result<ArchOutput> compile_arch(const BuildSettings& s, const PlannedVariant& v,
   }
   // The shared torch header cache (torch_pch.h), not for stable-ABI variants: those must not see
   // the full torch headers.
-  bool header_cache = s.header_cache && !v.stable_abi;
+  bool header_cache = s.header_cache && !v.stable_abi && !tvm_ffi;
   fs::path pch_header = work / "torch-pch" / "torch_pch.h";
   if (header_cache) {
     const auto& torch = std::get<config::TorchConfig>(s.config->framework);
@@ -264,7 +268,7 @@ Result<ArchOutput> compile_arch(const BuildSettings& s, const PlannedVariant& v,
                                         "-DKB_PROJECT_DIR=" + s.project.string(),
                                         "-DKB_GENERATED_DIR=" + generated.string(),
                                         "-DKB_TORCH_INCLUDE_DIRS=" + util::join(include_dirs, ";"),
-                                        "-DKB_TORCH_LIBRARY_DIR=" + (t.library_dirs.empty() ? "" : t.library_dirs[0]),
+                                        "-DKB_TORCH_LIBRARY_DIR=" + library_dir,
                                         "-DKB_PYTHON_INCLUDE_DIR=" + t.python_include};
   configure.push_back("-DKB_TORCH_PCH=" + (header_cache ? pch_header.string() : ""));
   // The header cache builds its entry with the compile command CMake writes there.
@@ -301,7 +305,7 @@ Result<ArchOutput> compile_arch(const BuildSettings& s, const PlannedVariant& v,
 
   ArchOutput out;
   out.archs = variant::recorded_archs(all_archs);
-  out.library = cmake_dir / (ops_id + ".abi3.so");
+  out.library = cmake_dir / (ops_id + (tvm_ffi ? ".so" : ".abi3.so"));
   // Nothing changed since the last successful build of this variant: not even Ninja runs.
   if (up_to_date(stamp_input)) {
     out.up_to_date = true;
@@ -457,6 +461,7 @@ Result<VariantResult> build_variant(const BuildSettings& s, const PlannedVariant
                             "\n" + input_fingerprint(s.project) + "\n" + (s.skip_checks ? "skip" : "check") +
                             (s.import_check ? "import" : "noimport") + "\n";
   if (v.toolchain) stamp_input += v.toolchain->python.string() + "\n" + v.toolchain->torch_version + "\n";
+  if (v.flavour == Flavour::tvm_ffi) stamp_input += "tvm-ffi " + v.toolchain->tvm_ffi_version.value_or("") + "\n";
 
   fs::path stamp_file = work / "stamp";
   auto up_to_date = [&](const std::string& input) {
@@ -465,9 +470,6 @@ Result<VariantResult> build_variant(const BuildSettings& s, const PlannedVariant
   };
   std::optional<ArchOutput> arch;
   if (v.flavour != Flavour::noarch) {
-    if (v.flavour == Flavour::tvm_ffi) {
-      return Error(ErrorKind::config, "Cannot build variant `" + v.name + "`: TVM-FFI builds are not supported yet");
-    }
     auto compiled = compile_arch(s, v, ops_id, work, log_path, stamp_input, up_to_date);
     if (!compiled) return std::move(compiled).error();
     arch = std::move(*compiled);
@@ -498,7 +500,8 @@ Result<VariantResult> build_variant(const BuildSettings& s, const PlannedVariant
       if (v.backend == Backend::rocm && noarch->rocm_archs) meta->archs = *noarch->rocm_archs;
     }
   } else {
-    ops_py = codegen::render_ops_py_torch(ops_id);
+    ops_py = v.flavour == Flavour::tvm_ffi ? codegen::render_ops_py_tvm_ffi(ops_id, arch->library.filename().string())
+                                           : codegen::render_ops_py_torch(ops_id);
     meta->archs = arch->archs;
     fs::copy_file(arch->library, staging / arch->library.filename(), fs::copy_options::overwrite_existing, ec);
     if (ec) return fail(Error(ErrorKind::io, "Cannot copy `" + arch->library.string() + "`").with_cause(ec.message()));

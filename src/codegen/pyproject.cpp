@@ -26,6 +26,7 @@ std::vector<std::string> data_extensions(const config::BuildConfig& config) {
   std::optional<std::vector<std::string>> pyext;
   if (auto* torch = std::get_if<config::TorchConfig>(&config.framework)) pyext = torch->pyext;
   if (auto* noarch = std::get_if<config::TorchNoarchConfig>(&config.framework)) pyext = noarch->pyext;
+  if (auto* tvm = std::get_if<config::TvmFfiConfig>(&config.framework)) pyext = tvm->pyext;
   std::vector<std::string> out;
   for (const auto& ext : pyext.value_or(std::vector<std::string>{"py", "pyi"})) {
     if (ext != "py" && ext != "pyi") out.push_back(ext);
@@ -58,6 +59,12 @@ util::Result<std::vector<std::string>> general_pip_names(const config::BuildConf
   return out;
 }
 
+// The pip name of TVM-FFI, from the python-depends registry's `tvm-ffi` entry (one owner).
+std::string tvm_ffi_pip_name() {
+  const auto* dep = config::PythonRegistry::embedded().find_general("tvm-ffi");
+  return dep && !dep->python.empty() ? dep->python.front().pkg : "tvm-ffi";
+}
+
 // `[project.optional-dependencies]` lines: backend-specific pip names per listed backend.
 util::Result<std::string> optional_dependencies(const config::BuildConfig& config) {
   auto general = general_pip_names(config);
@@ -75,12 +82,11 @@ util::Result<std::string> optional_dependencies(const config::BuildConfig& confi
 }
 
 util::Result<std::string> backend_block(const PyprojectInput& input, Backend backend) {
-  const auto& torch = std::get<config::TorchConfig>(input.config->framework);
   VariantProjectInput v;
   v.config = input.config;
   v.backend = backend;
   v.ops_id = "${OPS_NAME}";
-  v.stable_abi = torch.stable_abi_for(backend);
+  if (const auto* torch = std::get_if<config::TorchConfig>(&input.config->framework)) v.stable_abi = torch->stable_abi_for(backend);
   std::string out = "if(KB_BACKEND STREQUAL \"" + std::string(config::to_string(backend)) + "\")\n";
   std::vector<std::string> definitions = backend_definitions(v);
   std::string joined;
@@ -131,6 +137,65 @@ util::Result<std::string> backend_block(const PyprojectInput& input, Backend bac
   return out + "endif()\n";
 }
 
+// The backend blocks of every arch backend (CMake `if(KB_BACKEND STREQUAL ...)`).
+util::Result<std::string> backend_blocks(const PyprojectInput& input) {
+  std::string blocks;
+  for (Backend backend : config::all_backends) {
+    if (!input.config->is_arch_backend(backend)) continue;
+    auto block = backend_block(input, backend);
+    if (!block) return std::move(block).error();
+    blocks += *block;
+  }
+  return blocks;
+}
+
+// setup.py and pyproject.toml of an arch project; `framework` is the pip name of torch or tvm-ffi.
+util::Result<GeneratedFiles> add_setup_files(const config::BuildConfig& config, const std::string& framework,
+                                             const std::string& what, const std::string& ext_dir, GeneratedFiles files) {
+  std::string python_name = config.general.python_name();
+  files["setup.py"] = substitute(project_template("pyproject/setup.py.in"),
+                                 {{"PYTHON_NAME", python_name},
+                                  {"WHAT", what},
+                                  {"FRAMEWORK_PACKAGE", framework},
+                                  {"EXT_DIR", ext_dir},
+                                  {"PACKAGE_DATA", quoted_list(package_globs(config))}});
+  auto general = general_pip_names(config);
+  if (!general) return std::move(general).error();
+  std::vector<std::string> requires_list = {"cmake>=3.26", "ninja", "packaging", "setuptools>=61", framework, "wheel"};
+  requires_list.insert(requires_list.end(), general->begin(), general->end());
+  auto optional = optional_dependencies(config);
+  if (!optional) return std::move(optional).error();
+  files["pyproject.toml"] = substitute(project_template("pyproject/pyproject.toml.in"),
+                                       {{"PYTHON_NAME", python_name},
+                                        {"BUILD_REQUIRES", quoted_list(requires_list)},
+                                        {"OPTIONAL_DEPENDENCIES", *optional}});
+  return files;
+}
+
+// build-output.md §8 "TVM-FFI projects": as a Torch arch project, but sources from tvm-ffi-ext/,
+// a plain shared library linked to tvm_ffi (found with `python -m tvm_ffi.config --cmakedir`), the
+// TVM-FFI _ops.py, no registration.h, and `apache-tvm-ffi` instead of torch as build requirement.
+util::Result<GeneratedFiles> generate_tvm_ffi_project(const PyprojectInput& input, GeneratedFiles files) {
+  const auto& config = *input.config;
+  const auto& tvm = std::get<config::TvmFfiConfig>(config.framework);
+  std::string python_name = config.general.python_name();
+  auto blocks = backend_blocks(input);
+  if (!blocks) return std::move(blocks).error();
+  std::string includes;
+  for (const auto& inc : tvm.include.value_or(std::vector<std::string>{})) includes += " \"${KB_PROJECT_DIR}/" + inc + "\"";
+  files["CMakeLists.txt"] = substitute(project_template("pyproject/CMakeLists_tvm_ffi.txt.in"),
+                                       {{"NAME", config.general.name},
+                                        {"PYTHON_NAME", python_name},
+                                        {"PROJECT_DIR", input.project_dir},
+                                        {"UNIQUE_ID", input.unique_id},
+                                        {"INCLUDES", includes},
+                                        {"BACKEND_BLOCKS", *blocks},
+                                        {"DATA_EXTENSIONS", util::join(data_extensions(config), ";")}});
+  files["cmake/kernel_utils.cmake"] = project_template("pyproject/cmake/kernel_utils.cmake");
+  files["cmake/_ops.py.in"] = project_template("ops_tvm_ffi.py.in");
+  return add_setup_files(config, tvm_ffi_pip_name(), "TVM-FFI library", "tvm-ffi-ext", std::move(files));
+}
+
 util::Result<GeneratedFiles> generate_torch_project(const PyprojectInput& input, GeneratedFiles files) {
   const auto& config = *input.config;
   const auto& torch = std::get<config::TorchConfig>(config.framework);
@@ -144,37 +209,20 @@ util::Result<GeneratedFiles> generate_torch_project(const PyprojectInput& input,
     bounds += "if(KB_TORCH_VERSION VERSION_GREATER " + torch.maxver->to_string() + ".999)\n  message(FATAL_ERROR \"torch " +
               "${KB_TORCH_VERSION} is newer than [torch] maxver " + torch.maxver->to_string() + "\")\nendif()\n";
   }
-  std::string blocks;
-  for (Backend backend : config::all_backends) {
-    if (!config.is_arch_backend(backend)) continue;
-    auto block = backend_block(input, backend);
-    if (!block) return std::move(block).error();
-    blocks += *block;
-  }
+  auto blocks = backend_blocks(input);
+  if (!blocks) return std::move(blocks).error();
   files["CMakeLists.txt"] = substitute(project_template("pyproject/CMakeLists.txt.in"),
                                        {{"NAME", config.general.name},
                                         {"PYTHON_NAME", python_name},
                                         {"PROJECT_DIR", input.project_dir},
                                         {"UNIQUE_ID", input.unique_id},
                                         {"TORCH_BOUNDS", bounds},
-                                        {"BACKEND_BLOCKS", blocks},
+                                        {"BACKEND_BLOCKS", *blocks},
                                         {"DATA_EXTENSIONS", util::join(data_extensions(config), ";")}});
   files["cmake/kernel_utils.cmake"] = project_template("pyproject/cmake/kernel_utils.cmake");
   files["cmake/_ops.py.in"] = project_template("pyproject/cmake/_ops.py.in");
-  files["setup.py"] = substitute(project_template("pyproject/setup.py.in"),
-                                 {{"PYTHON_NAME", python_name}, {"PACKAGE_DATA", quoted_list(package_globs(config))}});
-  auto general = general_pip_names(config);
-  if (!general) return std::move(general).error();
-  std::vector<std::string> requires_list = {"cmake>=3.26", "ninja", "packaging", "setuptools>=61", "torch", "wheel"};
-  requires_list.insert(requires_list.end(), general->begin(), general->end());
-  auto optional = optional_dependencies(config);
-  if (!optional) return std::move(optional).error();
-  files["pyproject.toml"] = substitute(project_template("pyproject/pyproject.toml.in"),
-                                       {{"PYTHON_NAME", python_name},
-                                        {"BUILD_REQUIRES", quoted_list(requires_list)},
-                                        {"OPTIONAL_DEPENDENCIES", *optional}});
   files["torch-ext/registration.h"] = render_registration_h();
-  return files;
+  return add_setup_files(config, "torch", "Torch extension", "torch-ext", std::move(files));
 }
 
 util::Result<GeneratedFiles> generate_noarch_project(const PyprojectInput& input, GeneratedFiles files) {
@@ -232,9 +280,6 @@ util::Result<std::string> render_backend_metadata(const PyprojectInput& input, B
 
 util::Result<GeneratedFiles> generate_pyproject(const PyprojectInput& input) {
   const auto& config = *input.config;
-  if (config.is_tvm_ffi()) {
-    return util::Error(util::ErrorKind::config, "create-pyproject does not support [tvm-ffi] projects yet");
-  }
   GeneratedFiles files;
   for (Backend backend : config::all_backends) {
     auto text = render_backend_metadata(input, backend);
@@ -242,15 +287,16 @@ util::Result<GeneratedFiles> generate_pyproject(const PyprojectInput& input) {
     files["metadata-" + std::string(config::to_string(backend)) + ".json"] = *text;
   }
   if (config.is_torch_noarch()) return generate_noarch_project(input, std::move(files));
+  if (config.is_tvm_ffi()) return generate_tvm_ffi_project(input, std::move(files));
   return generate_torch_project(input, std::move(files));
 }
 
 std::vector<std::string> pyproject_artifacts(const config::BuildConfig& config) {
-  std::set<std::string> out = {"pyproject.toml", "setup.py", "torch-ext/" + config.general.python_name() + "/_ops.py"};
+  std::string ext_dir = config.is_tvm_ffi() ? "tvm-ffi-ext/" : "torch-ext/";
+  std::set<std::string> out = {"pyproject.toml", "setup.py", ext_dir + config.general.python_name() + "/_ops.py"};
   for (Backend backend : config::all_backends) out.insert("metadata-" + std::string(config::to_string(backend)) + ".json");
-  if (!config.is_torch_noarch()) {
-    out.insert({"CMakeLists.txt", "cmake/kernel_utils.cmake", "cmake/_ops.py.in", "torch-ext/registration.h"});
-  }
+  if (!config.is_torch_noarch()) out.insert({"CMakeLists.txt", "cmake/kernel_utils.cmake", "cmake/_ops.py.in"});
+  if (config.is_torch()) out.insert("torch-ext/registration.h");
   return {out.begin(), out.end()};
 }
 

@@ -38,6 +38,23 @@ bool is_cxx_source(const std::string& path) {
 
 std::string source_path(const std::string& relative) { return "\"${KB_PROJECT_DIR}/" + relative + "\""; }
 
+// The framework section's binding sources: [torch] or [tvm-ffi] (same keys).
+struct Binding {
+  std::vector<std::string> src;
+  std::vector<std::string> include;
+  std::vector<std::string> cxx_flags;
+  std::string ext_dir;  // torch-ext or tvm-ffi-ext
+};
+
+Binding binding_of(const config::BuildConfig& config) {
+  const std::vector<std::string> none;
+  if (const auto* tvm = std::get_if<config::TvmFfiConfig>(&config.framework)) {
+    return {tvm->src, tvm->include.value_or(none), tvm->cxx_flags.value_or(none), "tvm-ffi-ext"};
+  }
+  const auto& torch = std::get<config::TorchConfig>(config.framework);
+  return {torch.src, torch.include.value_or(none), torch.cxx_flags.value_or(none), "torch-ext"};
+}
+
 // Adds `sources` to the target; per-file options and include directories.
 void add_sources(std::string& out, const std::string& target, const std::vector<std::string>& sources,
                  const std::vector<std::string>& options, const std::vector<std::string>& includes,
@@ -62,7 +79,7 @@ void add_sources(std::string& out, const std::string& target, const std::vector<
 util::Result<std::vector<std::string>> cuda_unit_flags(const config::KernelUnit& unit, const VariantProjectInput& input,
                                          const std::vector<std::string>& archs) {
   std::vector<std::string> flags;
-  for (const auto& f : input.torch_nvcc_flags) {
+  for (const auto& f : input.config->is_tvm_ffi() ? std::vector<std::string>{} : input.torch_nvcc_flags) {
     if (util::starts_with(f, "-D__CUDA_NO_HALF") || util::starts_with(f, "-D__CUDA_NO_BFLOAT16")) continue;
     flags.push_back(f);
   }
@@ -139,10 +156,38 @@ util::Result<std::string> unit_block(const config::KernelUnit& unit, const Varia
   return out;
 }
 
+// Backend setup of a TVM-FFI library: no torch libraries; the CUDA runtime shared, as torch's.
+std::string render_tvm_ffi_backend_setup(const VariantProjectInput& input) {
+  const std::string& t = input.ops_id;
+  switch (input.backend) {
+    case Backend::cuda:
+      return "set(CMAKE_CUDA_STANDARD ${CMAKE_CXX_STANDARD})\n"
+             "find_package(CUDAToolkit REQUIRED)\n"
+             "# No framework has loaded a CUDA runtime for a TVM-FFI library: the static runtime keeps it\n"
+             "# self-contained (only the driver, which the runtime opens itself, is needed at run time).\n"
+             "set_target_properties(" + t + " PROPERTIES CUDA_RUNTIME_LIBRARY Static)\n"
+             "target_link_libraries(" + t + " PRIVATE CUDA::cudart_static)\n"
+             "if(KB_HAVE_NO_GNU_UNIQUE)\n"
+             "  target_compile_options(" + t + " PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-fno-gnu-unique>)\n"
+             "endif()\n"
+             "if(KB_NVCC_THREADS)\n"
+             "  target_compile_options(" + t + " PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:--threads=${KB_NVCC_THREADS}>)\n"
+             "endif()\n";
+    case Backend::xpu:
+      return "target_link_options(" + t + " PRIVATE -fsycl -fsycl-targets=spir64_gen,spir64\n"
+             "  \"-Xsycl-target-backend=spir64_gen\" \"-device pvc,xe-lpg,ats-m150\")\n";
+    case Backend::cpu:
+      return "if(APPLE)\n  set(CMAKE_OSX_DEPLOYMENT_TARGET 15.0)\nendif()\n";
+    default:
+      return "";
+  }
+}
+
 }  // namespace
 
 std::string render_backend_setup(const VariantProjectInput& input) {
   const std::string& t = input.ops_id;
+  if (input.config->is_tvm_ffi()) return render_tvm_ffi_backend_setup(input);
   switch (input.backend) {
     case Backend::cuda:
       return "set(CMAKE_CUDA_STANDARD ${CMAKE_CXX_STANDARD})\n"
@@ -187,6 +232,16 @@ std::string torch_target_version(const config::Version& version) {
 
 std::vector<std::string> backend_definitions(const VariantProjectInput& input) {
   std::vector<std::string> definitions;
+  if (input.config->is_tvm_ffi()) {
+    // build-output.md §5.2: TVM-FFI targets get only the kernel macro of their backend.
+    switch (input.backend) {
+      case Backend::cuda: return {"CUDA_KERNEL"};
+      case Backend::rocm: return {"ROCM_KERNEL"};
+      case Backend::xpu: return {"XPU_KERNEL"};
+      case Backend::metal: return {"METAL_KERNEL"};
+      default: return {"CPU_KERNEL"};
+    }
+  }
   switch (input.backend) {
     case Backend::cuda: definitions = {"USE_CUDA=1", "CUDA_KERNEL"}; break;
     case Backend::rocm: definitions = {"USE_ROCM=1", "ROCM_KERNEL"}; break;
@@ -205,8 +260,8 @@ std::vector<std::string> backend_definitions(const VariantProjectInput& input) {
 // the same options as its users, so these keep parsing the torch headers).
 std::set<std::string> sources_with_options(const VariantProjectInput& input) {
   std::set<std::string> out;
-  const auto& torch = std::get<config::TorchConfig>(input.config->framework);
-  if (torch.cxx_flags && !torch.cxx_flags->empty()) out.insert(torch.src.begin(), torch.src.end());
+  auto binding = binding_of(*input.config);
+  if (!binding.cxx_flags.empty()) out.insert(binding.src.begin(), binding.src.end());
   for (const auto* unit : input.config->units_for(input.backend)) {
     bool options = (unit->cxx_flags && !unit->cxx_flags->empty()) || unit->backend == Backend::xpu;
     if (options) out.insert(unit->src.begin(), unit->src.end());
@@ -237,14 +292,13 @@ std::string torch_pch_block(const VariantProjectInput& input) {
 // between kernels loaded side by side.
 std::string cuda_source_names_block(const VariantProjectInput& input) {
   if (input.backend != Backend::cuda) return "";
-  const auto& torch = std::get<config::TorchConfig>(input.config->framework);
   std::vector<std::string> cuda_sources;
   auto collect = [&](const std::vector<std::string>& sources) {
     for (const auto& s : sources) {
       if (extension(s) == "cu") cuda_sources.push_back(s);
     }
   };
-  collect(torch.src);
+  collect(binding_of(*input.config).src);
   for (const auto* unit : input.config->units_for(input.backend)) collect(unit->src);
   if (cuda_sources.empty()) return "";
   std::string out = "# CUDA sources named by their path in the project (reproducible anonymous namespaces).\n";
@@ -256,9 +310,9 @@ std::string cuda_source_names_block(const VariantProjectInput& input) {
 }
 
 util::Result<std::string> render_sources(const VariantProjectInput& input) {
-  const auto& torch = std::get<config::TorchConfig>(input.config->framework);
-  std::string out = "# [torch] binding sources.\n";
-  add_sources(out, input.ops_id, torch.src, torch.cxx_flags.value_or(std::vector<std::string>{}), {});
+  auto binding = binding_of(*input.config);
+  std::string out = input.config->is_tvm_ffi() ? "# [tvm-ffi] binding sources.\n" : "# [torch] binding sources.\n";
+  add_sources(out, input.ops_id, binding.src, binding.cxx_flags, {});
   out += "# Kernel units.\n";
   for (const auto* unit : input.config->units_for(input.backend)) {
     auto block = unit_block(*unit, input);
@@ -272,17 +326,18 @@ util::Result<std::string> render_sources(const VariantProjectInput& input) {
 
 util::Result<GeneratedFiles> generate_variant_project(const VariantProjectInput& input) {
   const auto& cfg = *input.config;
-  if (!cfg.is_torch()) {
-    return util::Error(util::ErrorKind::config, "Only [torch] projects have arch variants built by this generator");
+  if (!cfg.is_torch() && !cfg.is_tvm_ffi()) {
+    return util::Error(util::ErrorKind::config, "Only [torch] and [tvm-ffi] projects have arch variants built by this generator");
   }
-  const auto& torch = std::get<config::TorchConfig>(cfg.framework);
+  bool tvm_ffi = cfg.is_tvm_ffi();
+  auto binding = binding_of(cfg);
   std::vector<std::string> definitions = backend_definitions(input);
   std::string definition_lines;
   for (const auto& d : definitions) definition_lines += "  " + quote(d) + "\n";
   if (!definition_lines.empty()) definition_lines.pop_back();
 
   std::string include_lines;
-  for (const auto& inc : torch.include.value_or(std::vector<std::string>{})) {
+  for (const auto& inc : binding.include) {
     include_lines += "  \"${KB_PROJECT_DIR}/" + inc + "\"\n";
   }
   if (!include_lines.empty()) include_lines.pop_back();
@@ -294,17 +349,22 @@ util::Result<GeneratedFiles> generate_variant_project(const VariantProjectInput&
 
   auto sources = render_sources(input);
   if (!sources) return std::move(sources).error();
-  std::string link = "torch torch_cpu c10";
-  std::string cxx_standard = input.torch < variant::MajorMinor{2, 12} ? "17" : "20";
+  // A TVM-FFI library links only libtvm_ffi (KB_TORCH_* then name tvm_ffi's directories) and is
+  // C++17, the standard tvm_ffi's headers require.
+  std::string link = tvm_ffi ? "tvm_ffi" : "torch torch_cpu c10";
+  std::string cxx_standard = !tvm_ffi && input.torch >= variant::MajorMinor{2, 12} ? "20" : "17";
+  std::string name_definitions = tvm_ffi ? "  TVM_FFI_EXTENSION_NAME=" + input.ops_id + "\n"
+                                         : "  TORCH_EXTENSION_NAME=" + input.ops_id + "\n  Py_LIMITED_API=0x03090000\n";
   GeneratedFiles files;
   files["CMakeLists.txt"] = substitute(project_template("variant/CMakeLists.txt.in"),
                                        {{"VARIANT", input.variant},
                                         {"OPS_ID", input.ops_id},
                                         {"LANGUAGES", languages},
                                         {"CXX_STANDARD", cxx_standard},
-                                        {"SUFFIX", ".abi3.so"},
+                                        {"SUFFIX", tvm_ffi ? ".so" : ".abi3.so"},
+                                        {"NAME_DEFINITIONS", name_definitions},
                                         {"DEFINITIONS", definition_lines},
-                                        {"EXT_DIR", "torch-ext"},
+                                        {"EXT_DIR", binding.ext_dir},
                                         {"INCLUDES", include_lines},
                                         {"LINK_LIBRARIES", link},
                                         {"BACKEND_SETUP", render_backend_setup(input)},
@@ -313,7 +373,7 @@ util::Result<GeneratedFiles> generate_variant_project(const VariantProjectInput&
     files["CMakeLists.txt"] += substitute(project_template("variant/metal.cmake.in"), {{"OPS_ID", input.ops_id}});
     files["embed_metallib.cmake"] = project_template("variant/embed_metallib.cmake");
   }
-  files["registration.h"] = render_registration_h();
+  if (!tvm_ffi) files["registration.h"] = render_registration_h();
   return files;
 }
 

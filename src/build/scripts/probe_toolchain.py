@@ -36,8 +36,13 @@ else:
     out["nvcc_flags"] = list(getattr(cpp_extension, "COMMON_NVCC_FLAGS", []))
 try:
     import tvm_ffi
+    from tvm_ffi import libinfo
 
     out["tvm_ffi_version"] = tvm_ffi.__version__
+    # What `python -m tvm_ffi.config --includedir --dlpack-includedir --libfiles --cmakedir` prints.
+    out["tvm_ffi_include_dirs"] = list(dict.fromkeys([libinfo.find_include_path(), libinfo.find_dlpack_include_path()]))
+    out["tvm_ffi_library"] = libinfo.find_libtvm_ffi()
+    out["tvm_ffi_cmake_dir"] = libinfo.find_cmake_path()
 except Exception:  # noqa: BLE001 - optional
     pass
 json.dump(out, sys.stdout)

@@ -2,6 +2,7 @@
 // CMake project of each backend. Refresh with tests/unit/codegen/refresh_golden.sh.
 #include <algorithm>
 #include <cstdlib>
+#include <tuple>
 
 #include <gtest/gtest.h>
 
@@ -174,4 +175,83 @@ pyext = ["py", "json"]
   expect_golden("pyproject_noarch/pyproject.toml", files->at("pyproject.toml"));
   expect_golden("pyproject_noarch/metadata-cuda.json", files->at("metadata-cuda.json"));
   EXPECT_EQ(files->at("torch-ext/my_norm/_ops.py"), render_ops_py_noarch("my_norm", "3f9a1c2"));
+}
+
+namespace {
+
+const char* tvm_ffi_toml = R"([general]
+name = "scale-tvm"
+version = 1
+edition = 5
+license = "Apache-2.0"
+backends = ["cpu", "cuda"]
+
+[tvm-ffi]
+src = ["tvm-ffi-ext/tvm_ffi_binding.cpp"]
+include = ["include"]
+cxx-flags = ["-DBINDING_FLAG"]
+pyext = ["py", "json"]
+
+[kernel.scale_cpu]
+backend = "cpu"
+depends = []
+src = ["scale_cpu/scale.cpp"]
+
+[kernel.scale_cuda]
+backend = "cuda"
+depends = []
+cuda-capabilities = ["8.0", "9.0"]
+src = ["scale_cuda/scale.cu"]
+)";
+
+}  // namespace
+
+// [tvm-ffi] arch variants: a plain `<ops id>.so` linked to tvm_ffi, TVM_FFI_EXTENSION_NAME and
+// the backend's kernel macro, the binding sources of [tvm-ffi], no torch anywhere.
+TEST(golden, VariantProjectTvmFfi) {
+  auto config = parse(tvm_ffi_toml);
+  using kb::config::Backend;
+  for (auto [backend, file, variant, ops_id] :
+       {std::tuple{Backend::cpu, "cmake_tvm_ffi_cpu.txt", "tvm-ffi01-cpu-x86_64-linux", "_scale_tvm_cpu_abc"},
+        std::tuple{Backend::cuda, "cmake_tvm_ffi_cuda.txt", "tvm-ffi01-cu126-x86_64-linux", "_scale_tvm_cuda_abc"}}) {
+    VariantProjectInput input;
+    input.config = &config;
+    input.backend = backend;
+    input.variant = variant;
+    input.ops_id = ops_id;
+    input.torch = {2, 11};
+    if (backend == Backend::cuda) input.cuda = kb::variant::MajorMinor{12, 6};
+    input.unit_archs = {{"scale_cuda", {"8.0", "9.0"}}};
+    input.torch_nvcc_flags = {"--expt-relaxed-constexpr"};  // torch's: not for TVM-FFI libraries
+    auto files = generate_variant_project(input);
+    ASSERT_TRUE(files) << files.error().message;
+    EXPECT_EQ(files->count("registration.h"), 0u);
+    const auto& cmake = files->at("CMakeLists.txt");
+    expect_golden(file, cmake);
+    EXPECT_NE(cmake.find("TVM_FFI_EXTENSION_NAME=" + std::string(ops_id)), std::string::npos);
+    for (const char* torch_only : {"TORCH_EXTENSION_NAME", "Py_LIMITED_API", "torch_cpu", "c10", "expt-relaxed-constexpr"}) {
+      EXPECT_EQ(cmake.find(torch_only), std::string::npos) << torch_only << " in a TVM-FFI library's project";
+    }
+  }
+}
+
+TEST(golden, CreatePyprojectTvmFfi) {
+  auto config = parse(tvm_ffi_toml);
+  PyprojectInput input;
+  input.config = &config;
+  input.unique_id = "3f9a1c2";
+  input.project_dir = "/src/scale-tvm";
+  auto files = generate_pyproject(input);
+  ASSERT_TRUE(files) << files.error().message;
+  for (const auto& name : {"CMakeLists.txt", "setup.py", "pyproject.toml", "cmake/_ops.py.in", "cmake/kernel_utils.cmake"}) {
+    std::string golden = name;
+    std::replace(golden.begin(), golden.end(), '/', '_');
+    expect_golden("pyproject_tvm_ffi/" + golden, files->at(name));
+  }
+  EXPECT_EQ(files->count("torch-ext/registration.h"), 0u);
+  std::vector<std::string> generated;
+  for (const auto& [path, content] : *files) generated.push_back(path);
+  generated.push_back("tvm-ffi-ext/scale_tvm/_ops.py");
+  std::sort(generated.begin(), generated.end());
+  EXPECT_EQ(pyproject_artifacts(config), generated);
 }

@@ -17,12 +17,12 @@ def torch_add_op_namespace_prefix(op_name: str) -> str:
     return f"{_OPS_ID}::{op_name}"
 
 
-def _jax_available() -> bool:
-    return importlib.util.find_spec("jax") is not None and importlib.util.find_spec("jax_tvm_ffi") is not None
+# Kernel code registers JAX targets only when both JAX and its TVM-FFI bridge are importable.
+has_jax = importlib.util.find_spec("jax") is not None and importlib.util.find_spec("jax_tvm_ffi") is not None
 
 
 def jax_register_ffi_target(name: str, *args, **kwargs):
-    if not _jax_available():
+    if not has_jax:
         return None
     import jax_tvm_ffi
 
