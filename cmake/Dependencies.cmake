@@ -1,7 +1,7 @@
 # Third-party libraries, all from Debian packages (scripts/install-deps installs them):
 # toml++ (TOML with source positions), nlohmann/json, CLI11, OpenSSL (hashes), libcurl (Hub
 # client), cpp-httplib (Hub server), libelf (ELF symbol tables for check-abi), liblz4 (Xet chunk
-# compression), GoogleTest.
+# compression), minizip (the pinned header archives, which are zip), GoogleTest.
 find_package(PkgConfig REQUIRED)
 find_package(Threads REQUIRED)
 find_package(OpenSSL REQUIRED)
@@ -11,6 +11,7 @@ find_package(CLI11 REQUIRED)
 pkg_check_modules(TOMLPP REQUIRED IMPORTED_TARGET tomlplusplus)
 pkg_check_modules(LIBELF REQUIRED IMPORTED_TARGET libelf)
 pkg_check_modules(LZ4 REQUIRED IMPORTED_TARGET liblz4)
+pkg_check_modules(MINIZIP REQUIRED IMPORTED_TARGET minizip)
 find_package(httplib QUIET)
 if(KB_TESTS)
   find_package(GTest REQUIRED)

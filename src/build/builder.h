@@ -35,6 +35,7 @@ struct BuildOptions {
   // own wheels); --no-portable links against the host's glibc as it is.
   std::optional<std::string> manylinux;
   bool no_portable = false;
+  bool offline = false;  // --offline: no downloads of pinned header archives (header_deps.h)
   // The builder's own identity, recorded in provenance (from cli/app.h).
   std::string builder_version;
   std::string builder_commit;

@@ -45,15 +45,6 @@ std::optional<Known> known(const std::string& dependency) {
   return std::nullopt;
 }
 
-// PyPI's nvidia-cutlass wheels carry the CUTLASS headers (cutlass_library/source/include);
-// the newest wheel of each CUTLASS minor that build.toml can name (checked 2026-11).
-std::optional<std::string> cutlass_wheel(const std::string& version) {
-  static const std::map<std::string, std::string> wheels = {{"3.5", "3.5.1.0"}, {"3.6", "3.6.0.0"}, {"3.8", "3.8.0.0"}};
-  auto it = wheels.find(version);
-  if (it == wheels.end()) return std::nullopt;
-  return it->second;
-}
-
 // The `include` directory of a source tree (or the tree itself when it is one, or a directory an
 // nvidia-cutlass wheel was installed into with `pip install --target`).
 std::optional<fs::path> include_dir_of(const fs::path& tree, const std::string& marker) {
@@ -90,17 +81,39 @@ std::map<std::string, std::string> dependency_environment() {
   return out;
 }
 
+namespace {
+
+// How to fill the cache entry by hand from the pinned archive (exact paths), if there is one.
+std::optional<std::string> prefill_hint(const HeaderArchiveEntry* pinned, const fs::path& entry) {
+  if (!pinned || !pinned->archive) return std::nullopt;
+  const HeaderArchive& archive = *pinned->archive;
+  return "or pre-fill the cache where the network is reachable: download " + archive.url + " (SHA-256 " +
+         archive.sha256 + ") and unpack its `" + archive.include_dir + "/` as `" + (entry / "include").string() + "`";
+}
+
+}  // namespace
+
+HeaderFetchSettings header_fetch_settings(bool offline) {
+  HeaderFetchSettings settings;
+  if (const char* table = std::getenv("KERNEL_BUILDER_HEADER_ARCHIVES"); table && *table) settings.table_file = table;
+  std::string off = util::to_lower(std::getenv("KERNEL_BUILDER_OFFLINE") ? std::getenv("KERNEL_BUILDER_OFFLINE") : "");
+  settings.offline = offline || off == "1" || off == "true" || off == "yes" || off == "on";
+  return settings;
+}
+
 Result<HeaderDependencies> resolve_header_dependencies(const config::BuildConfig& config, config::Backend backend,
                                                        const std::map<std::string, std::string>& env,
-                                                       const fs::path& cache_root) {
+                                                       const fs::path& cache_root, const HeaderFetchSettings* fetch) {
   HeaderDependencies out;
   std::vector<std::string> done;
+  std::optional<HeaderArchiveTable> table;  // loaded when a dependency is missing
   for (const auto* unit : config.units_for(backend)) {
     for (const auto& dependency : unit->depends) {
       auto dep = known(dependency);
       if (!dep || std::find(done.begin(), done.end(), dependency) != done.end()) continue;
       done.push_back(dependency);
       std::optional<fs::path> include;
+      fs::path entry = cache_root / dep->cache_name;
       auto from_env = env.find(dep->variable);
       if (from_env != env.end()) {
         include = include_dir_of(from_env->second, dep->marker);
@@ -118,23 +131,49 @@ Result<HeaderDependencies> resolve_header_dependencies(const config::BuildConfig
                                 dependency + "`: using it as given");
           }
         }
-      } else {
-        include = include_dir_of(cache_root / dep->cache_name, dep->marker);
+        out.include_dirs.push_back(*include);
+        continue;
+      }
+      include = include_dir_of(entry, dep->marker);
+      if (include) {
+        out.include_dirs.push_back(*include);
+        continue;
+      }
+      const HeaderArchiveEntry* pinned = nullptr;
+      if (fetch) {
+        if (!table) {
+          auto loaded = load_header_archive_table(fetch->table_file);
+          if (!loaded) return std::move(loaded).error();
+          table = std::move(*loaded);
+        }
+        pinned = table->find(dependency);
+      }
+      std::string set_hint = "set " + dep->variable + " to " + dep->source;
+      if (fetch && pinned && pinned->archive && !fetch->offline) {
+        auto fetched = fetch_header_archive(HeaderFetch{dependency, *pinned->archive, entry, dep->marker},
+                                            fetch->download, fetch->note);
+        if (!fetched) {
+          Error error = std::move(fetched).error().context("Cannot fetch the " + dep->display + " headers that kernel `" +
+                                                           unit->name + "` depends on (`" + dependency + "`)");
+          error.hints.push_back(set_hint);
+          if (auto hint = prefill_hint(pinned, entry)) error.hints.push_back(*hint);
+          return error;
+        }
+        include = include_dir_of(entry, dep->marker);
       }
       if (!include) {
         Error error = Error(ErrorKind::not_found, "Kernel `" + unit->name + "` depends on `" + dependency + "`, but no " +
                                                dep->display + " headers were found")
-            .with_cause(dep->variable + " is not set, and the dependency cache has no `" +
-                        (cache_root / dep->cache_name).string() + "`")
-            .with_hint("set " + dep->variable + " to " + dep->source)
-            .with_hint("or unpack it into `" + (cache_root / dep->cache_name).string() + "` (shared by all projects)");
-        if (dependency.rfind("cutlass_", 0) == 0) {
-          std::string version = dep->display.substr(std::string("CUTLASS ").size());
-          if (auto wheel = cutlass_wheel(version)) {
-            error.hints.push_back("or `pip install --target " + (cache_root / dep->cache_name).string() + " nvidia-cutlass==" +
-                                  *wheel + "` (PyPI's nvidia-cutlass wheel carries the headers)");
-          }
+            .with_cause(dep->variable + " is not set, and the dependency cache has no `" + entry.string() + "`");
+        if (fetch && fetch->offline && pinned && pinned->archive) {
+          error.causes.push_back("downloads are off (--offline or KERNEL_BUILDER_OFFLINE), so the pinned " +
+                                 pinned->archive->release + " was not fetched");
+        } else if (pinned && !pinned->archive) {
+          error.causes.push_back("there is no pinned archive to fetch: " + pinned->unavailable);
         }
+        error.hints.push_back(set_hint);
+        error.hints.push_back("or unpack it into `" + entry.string() + "` (shared by all projects)");
+        if (auto hint = prefill_hint(pinned, entry)) error.hints.push_back(*hint);
         return error;
       }
       out.include_dirs.push_back(*include);

@@ -189,7 +189,12 @@ Result<ArchOutput> compile_arch(const BuildSettings& s, const PlannedVariant& v,
                                 const std::function<bool(const std::string&)>& up_to_date) {
   const Toolchain& t = *v.toolchain;
   // cutlass_*/sycl_tla/metal-cpp headers join torch's (system) include directories.
-  auto header_deps = resolve_header_dependencies(*s.config, v.backend, dependency_environment(), default_dependency_cache());
+  HeaderFetchSettings fetch = header_fetch_settings(s.offline);
+  fetch.note = [&](const std::string& line) {
+    if (s.reporter) s.reporter->note(line);
+  };
+  auto header_deps =
+      resolve_header_dependencies(*s.config, v.backend, dependency_environment(), default_dependency_cache(), &fetch);
   if (!header_deps) return std::move(header_deps).error();
   for (const auto& note : header_deps->notes) {
     if (s.reporter) s.reporter->note(v.name + ": " + note);

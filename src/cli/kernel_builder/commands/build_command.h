@@ -130,6 +130,8 @@ inline void add_build_flags(CLI::App& app, BuildCommandOptions& o, bool with_var
                  "manylinux policy of Linux variants (default: the policy of the target torch's own wheels)");
   app.add_flag("--no-portable", o.build.no_portable,
                "Link against this machine's glibc as it is (modules may not load on older systems)");
+  app.add_flag("--offline", o.build.offline,
+               "Do not download pinned header archives (cutlass_*); also KERNEL_BUILDER_OFFLINE=1");
   if (with_variant) {
     app.add_flag("--check-reproducible", o.check_reproducible,
                  "Build twice in two temporary directories and compare the variants byte for byte");
