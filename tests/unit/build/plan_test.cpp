@@ -158,3 +158,28 @@ TEST(nothing_to_build, NamesWhatTheProjectNeedsAndTheToolchainsFound) {
   ASSERT_EQ(error.hints.size(), 2u);
   EXPECT_EQ(error.hints[0].rfind("the reference matrix builds it with: Python with torch 2.12", 0), 0u) << error.hints[0];
 }
+
+// [tvm-ffi] projects: one tvm-ffi<MM>-<compute>-<cpu>-<os> variant per arch backend, MM from the
+// toolchain's tvm_ffi (variants.md §2); without tvm_ffi the toolchain builds nothing, with a note.
+TEST(plan_build, TvmFfiVariantsFromTheToolchainsTvmFfi) {
+  auto config = parse("[tvm-ffi]\nsrc = [\"tvm-ffi-ext/b.cpp\"]\n");
+  Toolchain with_tvm = toolchain(true);
+  with_tvm.tvm_ffi_version = "0.1.15.post2";
+  auto plan = plan_build(config, {with_tvm});
+  ASSERT_TRUE(plan) << plan.error().message;
+  EXPECT_EQ(names(*plan), (std::vector<std::string>{"tvm-ffi01-cpu-x86_64-linux", "tvm-ffi01-cu130-x86_64-linux"}));
+  EXPECT_EQ(plan->variants[0].flavour, Flavour::tvm_ffi);
+  EXPECT_EQ(plan->variants[1].flavour, Flavour::tvm_ffi);
+  EXPECT_NE(std::find(plan->notes.begin(), plan->notes.end(),
+                      "backend `xpu` has no [kernel.*] unit; skipped (tvm-ffi kernels cannot be noarch)"),
+            plan->notes.end());
+  with_tvm.tvm_ffi_version = "1.2.0";
+  EXPECT_EQ(names(*plan_build(config, {with_tvm})),
+            (std::vector<std::string>{"tvm-ffi12-cpu-x86_64-linux", "tvm-ffi12-cu130-x86_64-linux"}));
+  auto without = plan_build(config, {toolchain(true)});
+  ASSERT_TRUE(without);
+  EXPECT_TRUE(without->variants.empty());
+  EXPECT_NE(std::find_if(without->notes.begin(), without->notes.end(),
+                         [](const std::string& n) { return n.find("tvm_ffi is not installed") != std::string::npos; }),
+            without->notes.end());
+}

@@ -57,3 +57,22 @@ TEST(read_toolchain_registry, ReadsVersionedList) {
   ASSERT_TRUE(kb::util::write_file_atomic(file, R"({"format_version": 2, "toolchains": []})"));
   EXPECT_FALSE(read_toolchain_registry(file));
 }
+
+// tvm_ffi's version, headers and library (what `python -m tvm_ffi.config` prints) come from the
+// probe; a [tvm-ffi] variant compiles against exactly these.
+TEST(parse_probe_output, ReadsTvmFfiInstallation) {
+  std::string with_tvm = probe;
+  with_tvm.insert(with_tvm.rfind('}'), R"(, "tvm_ffi_version": "0.1.15.post2",
+    "tvm_ffi_include_dirs": ["/s/tvm_ffi/include", "/s/tvm_ffi/3rdparty/dlpack/include"],
+    "tvm_ffi_library": "/s/tvm_ffi/lib/libtvm_ffi.so")");
+  auto t = parse_probe_output(with_tvm, "/venv/bin/python");
+  ASSERT_TRUE(t) << t.error().message;
+  EXPECT_EQ(t->tvm_ffi_version, "0.1.15.post2");
+  EXPECT_EQ(t->tvm_ffi_include_dirs,
+            (std::vector<std::string>{"/s/tvm_ffi/include", "/s/tvm_ffi/3rdparty/dlpack/include"}));
+  EXPECT_EQ(t->tvm_ffi_library, "/s/tvm_ffi/lib/libtvm_ffi.so");
+  auto without = parse_probe_output(probe, "/venv/bin/python");
+  ASSERT_TRUE(without);
+  EXPECT_FALSE(without->tvm_ffi_version);
+  EXPECT_TRUE(without->tvm_ffi_include_dirs.empty());
+}
