@@ -91,8 +91,8 @@ class HttpHubReader final : public HubReader {
     return FetchedFile{meta->commit, meta->etag, meta->size};
   }
 
-  // Any failure, an unknown organisation (404) included, means "could not verify" (loader.md §6);
-  // HubClient::organization_is_trusted folds 404 into false, so the request is made here.
+  // Any failure, an unknown organisation (404) included, means "could not verify" (loader.md §6),
+  // not "untrusted".
   util::Result<bool> trusted_publisher(const std::string& org) override {
     KB_TRY(hub::protocol::check_repo_name(org));
     auto response = client_.http().send(

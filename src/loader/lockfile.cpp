@@ -120,19 +120,4 @@ util::Result<std::vector<KernelLock>> parse_lockfile(const std::string& text) {
   return out;
 }
 
-util::Result<std::vector<KernelLock>> read_lockfile(const std::filesystem::path& path) {
-  auto text = util::read_file(path);
-  if (!text) return std::move(text).error();
-  auto parsed = parse_lockfile(*text);
-  if (!parsed) return std::move(parsed).error().context("Cannot read " + path.string());
-  return parsed;
-}
-
-std::optional<std::string> locked_sha(const std::vector<KernelLock>& locks, const std::string& repo_id) {
-  for (const auto& lock : locks) {
-    if (lock.repo_id == repo_id) return lock.sha;
-  }
-  return std::nullopt;
-}
-
 }  // namespace kb::loader

@@ -37,8 +37,5 @@ std::map<std::string, VariantLock> compute_variant_locks(const std::vector<TreeF
 
 std::string render_lockfile(const std::vector<KernelLock>& locks);
 util::Result<std::vector<KernelLock>> parse_lockfile(const std::string& text);
-util::Result<std::vector<KernelLock>> read_lockfile(const std::filesystem::path& path);
-// The locked commit of `repo_id` (first matching entry).
-std::optional<std::string> locked_sha(const std::vector<KernelLock>& locks, const std::string& repo_id);
 
 }  // namespace kb::loader

@@ -109,7 +109,6 @@ class HubClient {
   util::Result<std::vector<TreeItem>> list_tree(const RepoRef& repo, const std::string& revision,
                                                 const std::string& path, bool recursive);
   util::Result<RevisionInfo> revision_info(const RepoRef& repo, const std::string& revision);
-  util::Result<bool> organization_is_trusted(const std::string& org);
 
   // HEAD of a file; a missing file is ErrorKind::not_found.
   util::Result<FileMetadata> file_metadata(const RepoRef& repo, const std::string& revision, const std::string& path);

@@ -187,15 +187,4 @@ util::Result<RevisionInfo> HubClient::revision_info(const RepoRef& repo, const s
   return info;
 }
 
-util::Result<bool> HubClient::organization_is_trusted(const std::string& org) {
-  auto response = http_.send({"GET", settings().endpoint + "/api/organizations/" + encode_revision(org) + "/overview",
-                              {}, {}, {}, {}});
-  if (!response) return std::move(response).error();
-  if (response->status == 404) return false;
-  if (response->status != 200) return http_.http_error(*response, "organization lookup");
-  auto body = json_body(*response);
-  if (!body) return std::move(body).error();
-  return body->value("trustedKernelPublisher", false);
-}
-
 }  // namespace kb::hub::client

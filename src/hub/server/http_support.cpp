@@ -37,23 +37,6 @@ std::string percent_decode(std::string_view text) {
   return out;
 }
 
-std::string percent_encode(std::string_view text, bool keep_slash) {
-  static const char digits[] = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : text) {
-    bool unreserved = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                      c == '-' || c == '_' || c == '.' || c == '~' || (keep_slash && c == '/');
-    if (unreserved) {
-      out += static_cast<char>(c);
-    } else {
-      out += '%';
-      out += digits[c >> 4];
-      out += digits[c & 15];
-    }
-  }
-  return out;
-}
-
 std::vector<std::string> raw_segments(const std::string& target) {
   std::string path = target.substr(0, target.find('?'));
   std::vector<std::string> out;

@@ -17,8 +17,6 @@
 namespace kb::hub::server {
 
 std::string percent_decode(std::string_view text);
-// Percent-encodes everything but unreserved characters; `keep_slash` keeps '/'.
-std::string percent_encode(std::string_view text, bool keep_slash);
 
 // Raw path (target without query) split at '/', each segment still encoded; empty segments dropped.
 std::vector<std::string> raw_segments(const std::string& target);
