@@ -1,20 +1,16 @@
 """The connection layer of `kernel-hub serve` as an attacker sees it (docs/hub-security.md,
 "Connections" and the body rules of "Limits"): idle keep-alive connections do not starve new
 clients, --max-connections answers 503, an unread body is never parsed as a request, body
-limits refuse before reading, idle connections are closed; the serve options' help and bad
-values. Raw sockets throughout, since HTTP libraries hide exactly what is checked here.
-
-KB_REFRESH_GOLDEN=1 rewrites golden/serve-help.txt."""
-import os
+limits refuse before reading, idle connections are closed; bad values of the serve options (their
+help text is pinned with every command's in tests/e2e/test_help_golden.py). Raw sockets
+throughout, since HTTP libraries hide exactly what is checked here."""
 import resource
 import socket
 import subprocess
 import time
-from pathlib import Path
 
 import pytest
 
-GOLDEN = Path(__file__).parent / "golden"
 WAIT = 5.0  # generous: every answer here takes milliseconds when the server is right
 
 
@@ -277,15 +273,6 @@ def test_max_connections_is_lowered_to_the_open_file_limit(serve):
         assert read_response(sock)[0] == 401
     assert ("note: --max-connections lowered from 4096 to 192: the open-file limit (RLIMIT_NOFILE) is 256"
             in server.log_path.read_text())
-
-
-def test_serve_help_is_the_golden_text(kernel_hub):
-    out = subprocess.run([str(kernel_hub), "serve", "--help"], capture_output=True, text=True, check=True).stdout
-    golden = GOLDEN / "serve-help.txt"
-    if os.environ.get("KB_REFRESH_GOLDEN") == "1":
-        golden.parent.mkdir(exist_ok=True)
-        golden.write_text(out)
-    assert out == golden.read_text()
 
 
 @pytest.mark.parametrize("args,message", [
