@@ -228,6 +228,7 @@ Result<BuildSummary> run_build(const BuildOptions& options, BuildReporter& repor
   settings.portable = !options.no_portable;
   settings.use_compiler_cache = !options.no_cache;
   settings.header_cache = !options.no_header_cache;
+  settings.symbol_isolation = !options.no_symbol_isolation;
   settings.offline = options.offline;
   settings.import_check = !options.no_import_check;
   settings.skip_checks = options.skip_checks;

@@ -27,6 +27,7 @@ struct BuildOptions {
   std::optional<std::string> unique_id;
   bool no_cache = false;
   bool no_header_cache = false;  // --no-header-cache (torch_pch.h)
+  bool no_symbol_isolation = false;  // --no-symbol-isolation (kernel units share one symbol space)
   bool skip_checks = false;
   bool no_import_check = false;
   bool bundle = false;

@@ -299,6 +299,7 @@ Result<ArchOutput> compile_arch(const BuildSettings& s, const PlannedVariant& v,
   configure.push_back("-DKB_PORTABLE_LINK_DIR=" + portable_dir);
   configure.push_back("-DKB_PORTABLE_SOURCES=" + portable_sources);
   configure.push_back("-DKB_PORTABLE_LIBRARIES=" + portable_libraries);
+  configure.push_back(std::string("-DKB_SYMBOL_ISOLATION=") + (s.symbol_isolation ? "ON" : "OFF"));
   auto ccache = s.use_compiler_cache ? util::find_program("ccache") : std::nullopt;
   if (ccache) {
     configure.push_back("-DCMAKE_CXX_COMPILER_LAUNCHER=" + ccache->string());

@@ -38,6 +38,8 @@ struct BuildSettings {
   bool use_compiler_cache = true;
   // The shared torch header cache (torch_pch.h): precompiled torch headers for C++ sources.
   bool header_cache = true;
+  // Each kernel unit keeps its own symbols (templates/project/variant/kernel_units.cmake).
+  bool symbol_isolation = true;
   // No downloads of pinned header archives (--offline; KERNEL_BUILDER_OFFLINE is read too).
   bool offline = false;
   bool import_check = true;

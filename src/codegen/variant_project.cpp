@@ -309,6 +309,31 @@ std::string cuda_source_names_block(const VariantProjectInput& input) {
   return out;
 }
 
+// Per-kernel-unit symbol isolation (templates/project/variant/kernel_units.cmake): the compiled
+// sources of each CPU or CUDA unit of a [torch] project, for kb_isolate_kernel_units; appended to
+// the variant project only (not create-pyproject's). Other backends link their device code at the
+// module's link (SYCL) or are not ELF (Metal); ROCm is not covered yet. TVM-FFI modules export
+// their functions to tvm_ffi.load_module by symbol name, which isolation would hide.
+std::string kernel_units_block(const VariantProjectInput& input) {
+  if (!input.config->is_torch() || (input.backend != Backend::cpu && input.backend != Backend::cuda)) return "";
+  std::string units;
+  for (const auto* unit : input.config->units_for(input.backend)) {
+    if (input.backend == Backend::cuda) {
+      auto archs = input.unit_archs.find(unit->name);
+      if (archs == input.unit_archs.end() || archs->second.empty()) continue;  // skipped unit
+    }
+    std::vector<std::string> paths;
+    for (const auto& s : unit->src) {
+      if (is_cxx_source(s) || (input.backend == Backend::cuda && extension(s) == "cu")) paths.push_back(source_path(s));
+    }
+    if (!paths.empty()) units += "\n  UNIT " + unit->name + "\n    " + util::join(paths, "\n    ");
+  }
+  if (units.empty()) return "";
+  return "# Each kernel unit keeps its own symbols (kernel_units.cmake; off: build --no-symbol-isolation).\n"
+         "include(\"${CMAKE_CURRENT_LIST_DIR}/kernel_units.cmake\")\n"
+         "kb_isolate_kernel_units(" + input.ops_id + units + ")\n";
+}
+
 util::Result<std::string> render_sources(const VariantProjectInput& input) {
   auto binding = binding_of(*input.config);
   std::string out = input.config->is_tvm_ffi() ? "# [tvm-ffi] binding sources.\n" : "# [torch] binding sources.\n";
@@ -369,6 +394,11 @@ util::Result<GeneratedFiles> generate_variant_project(const VariantProjectInput&
                                         {"LINK_LIBRARIES", link},
                                         {"BACKEND_SETUP", render_backend_setup(input)},
                                         {"SOURCES", *sources}});
+  if (auto units = kernel_units_block(input); !units.empty()) {
+    files["CMakeLists.txt"] += units;
+    files["kernel_units.cmake"] = project_template("variant/kernel_units.cmake");
+    files["kernel_unit_object.cmake"] = project_template("variant/kernel_unit_object.cmake");
+  }
   if (input.backend == Backend::metal) {
     files["CMakeLists.txt"] += substitute(project_template("variant/metal.cmake.in"), {{"OPS_ID", input.ops_id}});
     files["embed_metallib.cmake"] = project_template("variant/embed_metallib.cmake");

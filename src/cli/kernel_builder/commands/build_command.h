@@ -122,6 +122,8 @@ inline void add_build_flags(CLI::App& app, BuildCommandOptions& o, bool with_var
   app.add_flag("--no-cache", o.build.no_cache, "Do not use ccache");
   app.add_flag("--no-header-cache", o.build.no_header_cache,
                "Do not use the shared torch header cache (precompiled torch headers in $XDG_CACHE_HOME/kernel-builder)");
+  app.add_flag("--no-symbol-isolation", o.build.no_symbol_isolation,
+               "Link all kernel units into one symbol space (by default each unit keeps its internal symbols)");
   app.add_flag("--skip-checks", o.build.skip_checks, "Skip the layout, lint and import checks");
   app.add_flag("--no-import-check", o.build.no_import_check, "Skip the post-build import test");
   app.add_flag("--bundle", o.build.bundle, "Release build: every bundle variant of the reference matrix");
