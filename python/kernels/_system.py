@@ -206,6 +206,9 @@ def user_agent(extra=None) -> str:
     torch = _torch()
     if torch is not None:
         parts.append(f"torch/{torch.__version__}")
+    tvm_ffi = sys.modules.get("tvm_ffi")  # imported by system_info() when installed
+    if tvm_ffi is not None:
+        parts.append(f"tvm-ffi/{tvm_ffi.__version__}")
     libc = platform.libc_ver()
     if libc[0] == "glibc" and libc[1]:
         parts.append(f"glibc/{libc[1]}")

@@ -137,3 +137,13 @@ def test_cuda_variant_compiles_for_one_capability(tmp_path, kernel_builder, kb_p
     assert "libtvm_ffi.so" in needed and not [n for n in needed if "cudart" in n or "torch" in n], needed
     exported = subprocess.run(["nm", "-D", "--defined-only", str(library)], capture_output=True, text=True).stdout
     assert "__tvm_ffi_axpy_cuda" in exported and "__tvm_ffi_axpy_cpu" not in exported
+
+
+def test_user_agent_names_the_installed_tvm_ffi(kb_python):
+    """loader.md §7: the Hub user agent carries `tvm-ffi/<version>` when tvm_ffi is installed."""
+    code = "import tvm_ffi; from kernels._system import user_agent; print(tvm_ffi.__version__); print(user_agent())"
+    version, agent = _python_out(kb_python, code).splitlines()
+    assert f"tvm-ffi/{version}" in agent.split("; ")
+    without = _python_out(kb_python, "import sys; sys.modules['tvm_ffi'] = None\n"
+                                     "from kernels._system import user_agent; print(user_agent())")
+    assert "tvm-ffi/" not in without
