@@ -10,18 +10,14 @@ from typing import Dict, List, Optional, Union
 from kernels import _core
 
 
-class Backend(enum.Enum):
-    CANN = "cann"
-    CPU = "cpu"
-    CUDA = "cuda"
-    Metal = "metal"
-    Neuron = "neuron"
-    ROCm = "rocm"
-    TPU = "tpu"
-    XPU = "xpu"
-
+class _BackendBase(enum.Enum):
     def __str__(self) -> str:
         return self.value
+
+
+# The backends and their member names (CUDA, ROCm, Metal, ...) are the core's list
+# (src/config/backend.h), so a backend added there appears here.
+Backend = _BackendBase("Backend", _core.backends(), module=__name__)  # type: ignore[misc]
 
 
 class DigestAlgorithm(enum.Enum):
@@ -35,7 +31,7 @@ class DigestAlgorithm(enum.Enum):
 class DigestValidationError(Exception):
     def __init__(self, violations: List[str]):
         self.violations = violations
-        super().__init__("kernel does not match the expected digest:\n" + "\n".join(violations))
+        super().__init__(_core.digest_mismatch_message(violations))
 
 
 class Digest:

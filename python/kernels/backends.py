@@ -55,23 +55,25 @@ class Version:
         return f"<Version('{self._text}')>"
 
 
+class _Rendered:
+    """A part of a variant name: `variant_str` is the text the core rendered for it."""
+
+    _variant_str: str
+
+    @property
+    def variant_str(self) -> str:
+        return self._variant_str
+
+
 @dataclass(frozen=True)
-class _Versioned:
+class _Versioned(_Rendered):
     version: Version
     _variant_str: str = field(repr=False, compare=False)
 
-    @property
-    def variant_str(self) -> str:
-        return self._variant_str
-
 
 @dataclass(frozen=True)
-class _Unversioned:
+class _Unversioned(_Rendered):
     _variant_str: str = field(repr=False, compare=False)
-
-    @property
-    def variant_str(self) -> str:
-        return self._variant_str
 
 
 @dataclass(frozen=True)

@@ -132,7 +132,7 @@ def cmd_info(args) -> int:
             return 1
         build = path / "build"
         names = sorted(d.name for d in build.iterdir() if d.is_dir()) if build.is_dir() else []
-        names = [n for n in names if _core.variant_backend(n) is not None or n == "torch-universal"]
+        names = [n for n in names if _core.parse_variant_name(n) is not None]
         if not names:
             print(f"No build variants found in: {build}", file=sys.stderr)
             return 1
@@ -151,14 +151,13 @@ def cmd_info(args) -> int:
         versions = _core.list_versions(args.kernel)
         if args.version is not None:
             if args.version not in [v for v, _ in versions]:
-                print(f"Version {args.version} not found, available versions: "
-                      f"{', '.join(str(v) for v, _ in versions)}", file=sys.stderr)
+                print(_core.version_not_found(args.version, versions), file=sys.stderr)
                 return 1
-            rev = f"v{args.version}"
+            rev = _core.version_branch(args.version)
         elif args.revision is not None:
             rev = args.revision
         else:
-            rev = f"v{versions[-1][0]}" if versions else "main"
+            rev = _core.version_branch(versions[-1][0]) if versions else "main"
         try:
             names = _core.build_listing(args.kernel, rev)
         except FileNotFoundError:

@@ -7,18 +7,14 @@ from dataclasses import dataclass, field
 from typing import Optional, Union
 
 from kernels import _core
-from kernels.backends import Backend, Version, _from_parsed, _Unversioned, _Versioned
+from kernels.backends import Backend, Version, _from_parsed, _Rendered, _Unversioned, _Versioned
 
 
 @dataclass(frozen=True)
-class Torch:
+class Torch(_Rendered):
     version: Version
     cxx11_abi: Optional[bool]
     _variant_str: str = field(repr=False, compare=False)
-
-    @property
-    def variant_str(self) -> str:
-        return self._variant_str
 
 
 # Same fields as the versioned/unversioned backends (`version` and the rendered part).
@@ -38,15 +34,11 @@ class TorchNoarch(_Unversioned):
 
 
 @dataclass(frozen=True)
-class Arch:
+class Arch(_Rendered):
     backend: Backend
     platform: str
     os: str
     _variant_str: str = field(repr=False, compare=False)
-
-    @property
-    def variant_str(self) -> str:
-        return self._variant_str
 
 
 @dataclass(frozen=True)
@@ -59,25 +51,17 @@ class Noarch:
 
 
 @dataclass(frozen=True)
-class ArchVariant:
+class ArchVariant(_Rendered):
     framework: Union[Torch, TorchStableAbi, TvmFfi]
     arch: Arch
     _variant_str: str = field(repr=False, compare=False)
 
-    @property
-    def variant_str(self) -> str:
-        return self._variant_str
-
 
 @dataclass(frozen=True)
-class NoarchVariant:
+class NoarchVariant(_Rendered):
     framework: TorchNoarch
     arch: Noarch
     _variant_str: str = field(repr=False, compare=False)
-
-    @property
-    def variant_str(self) -> str:
-        return self._variant_str
 
 
 Variant = Union[ArchVariant, NoarchVariant]

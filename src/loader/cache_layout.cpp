@@ -5,6 +5,7 @@
 #include <cctype>
 #include <cstdlib>
 
+#include "hub/protocol/names.h"
 #include "loader/cache_path.h"
 #include "util/fs.h"
 #include "util/strings.h"
@@ -99,7 +100,7 @@ std::vector<std::pair<int, std::string>> RepoCache::cached_versions() const {
   std::vector<std::pair<int, std::string>> out;
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(repo_dir() / "refs", ec)) {
-    auto n = parse_version_branch(entry.path().filename().string());
+    auto n = hub::protocol::parse_version_branch(entry.path().filename().string());
     if (!n) continue;
     if (auto commit = read_ref(entry.path().filename().string())) out.emplace_back(*n, *commit);
   }
@@ -110,16 +111,6 @@ std::vector<std::pair<int, std::string>> RepoCache::cached_versions() const {
 bool is_commit_hash(const std::string& revision) {
   return revision.size() == 40 &&
          std::all_of(revision.begin(), revision.end(), [](unsigned char c) { return std::isxdigit(c) != 0; });
-}
-
-std::optional<int> parse_version_branch(const std::string& name) {
-  if (name.size() < 2 || name[0] != 'v' || name.size() > 10) return std::nullopt;
-  int n = 0;
-  for (size_t i = 1; i < name.size(); ++i) {
-    if (!std::isdigit(static_cast<unsigned char>(name[i]))) return std::nullopt;
-    n = n * 10 + (name[i] - '0');
-  }
-  return n;
 }
 
 }  // namespace kb::loader

@@ -59,7 +59,5 @@ class RepoCache {
 };
 
 bool is_commit_hash(const std::string& revision);  // 40 lower/upper hex digits
-// `v<digits>` → N.
-std::optional<int> parse_version_branch(const std::string& name);
 
 }  // namespace kb::loader

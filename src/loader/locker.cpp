@@ -30,7 +30,7 @@ util::Result<KernelLock> lock_dependency(HubReader& hub, const std::string& repo
   }
   auto branches = hub.list_branches(RepoType::kernel, repo);
   if (!branches) return std::move(branches).error();
-  std::string branch = "v" + std::to_string(version);
+  std::string branch = hub::protocol::version_branch(version);
   std::optional<std::string> commit;
   for (const auto& b : *branches) {
     if (b.name == branch) commit = b.commit;

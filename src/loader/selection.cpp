@@ -48,8 +48,6 @@ SystemInfo with_backend(const SystemInfo& system, const std::string& name) {
   return other;
 }
 
-std::string compute_string(const SystemInfo& system) { return describe(system).compute_string(); }
-
 // How users call the backend's devices: "CUDA", "ROCm", ...
 std::string device_name(const std::string& backend) {
   if (backend == "cuda") return "CUDA";
@@ -69,6 +67,8 @@ std::string quoted_list(const std::vector<std::string>& names) {
 }
 
 }  // namespace
+
+std::string compute_string(const SystemInfo& system) { return describe(system).compute_string(); }
 
 std::string Selection::trace() const {
   std::vector<std::string> lines;

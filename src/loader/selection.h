@@ -62,6 +62,9 @@ struct VariantListing {
 // where something fits the chosen backend, the choice is upstream's.
 Selection select_variant(const std::vector<std::string>& names, const SystemInfo& system);
 
+// The system's compute string (`cu128`, `rocm71`, `cpu`), as variant names spell it.
+std::string compute_string(const SystemInfo& system);
+
 // The warning for a fallback choice (empty when `selection` is not one); `kernel` names the kernel
 // as the caller knows it (a repo id or a path).
 std::string fallback_warning(const std::string& kernel, const Selection& selection);

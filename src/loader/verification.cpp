@@ -78,8 +78,7 @@ util::Status verify_snapshot(const RepoCache& cache, const std::string& commit, 
   if (!bad.empty()) {
     std::vector<std::string> lines;
     for (const auto& b : bad) lines.push_back("File content does not match its blob name: " + b);
-    return util::Error(util::ErrorKind::integrity,
-                       "kernel does not match the expected digest:\n" + util::join(lines, "\n"));
+    return metadata::digest_mismatch(lines);
   }
   if (metadata.digest) KB_TRY(metadata::verify_digest(dir, *metadata.digest));
   if (lock_hash && (util::starts_with(variant, "torch") || util::starts_with(variant, "tvm-ffi"))) {

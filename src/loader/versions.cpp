@@ -1,11 +1,29 @@
 // Installer::resolve_version (loader.md §2): `version=N` → the head commit of branch `vN`.
 #include <algorithm>
 
+#include "loader/versions.h"
+
 #include "hub/protocol/names.h"
 #include "loader/installer.h"
 #include "util/strings.h"
 
 namespace kb::loader {
+
+std::vector<std::pair<int, std::string>> version_branches(const std::vector<Branch>& branches) {
+  std::vector<std::pair<int, std::string>> versions;
+  for (const auto& branch : branches) {
+    if (auto n = hub::protocol::parse_version_branch(branch.name)) versions.emplace_back(*n, branch.commit);
+  }
+  std::sort(versions.begin(), versions.end());
+  return versions;
+}
+
+util::Error version_not_found(int version, const std::vector<std::pair<int, std::string>>& versions) {
+  std::vector<std::string> available;
+  for (const auto& v : versions) available.push_back(std::to_string(v.first));
+  return util::Error(util::ErrorKind::usage, "Version " + std::to_string(version) +
+                                                 " not found, available versions: " + util::join(available, ", "));
+}
 
 util::Result<std::string> Installer::resolve_version(const std::string& repo_id, int version, bool offline,
                                                      std::optional<std::string>& warning) {
@@ -32,23 +50,16 @@ util::Result<std::string> Installer::resolve_version(const std::string& repo_id,
     if (hub_ == nullptr) return util::Error(util::ErrorKind::generic, "No Hub client configured");
     auto branches = hub_->list_branches(RepoType::kernel, repo_id);
     if (!branches) return std::move(branches).error();
-    for (const auto& branch : *branches) {
-      if (auto n = parse_version_branch(branch.name)) versions.emplace_back(*n, branch.commit);
-    }
+    versions = version_branches(*branches);
   }
   std::sort(versions.begin(), versions.end());
   auto it = std::find_if(versions.begin(), versions.end(), [&](const auto& v) { return v.first == version; });
-  if (it == versions.end()) {
-    std::vector<std::string> available;
-    for (const auto& v : versions) available.push_back(std::to_string(v.first));
-    return util::Error(util::ErrorKind::usage, "Version " + std::to_string(version) +
-                                                   " not found, available versions: " + util::join(available, ", "));
-  }
+  if (it == versions.end()) return version_not_found(version, versions);
   if (!versions.empty() && versions.back().first > version) {
     warning = "You are using version " + std::to_string(version) + " of '" + repo_id + "', but version " +
               std::to_string(versions.back().first) + " is available.";
   }
-  if (!offline) (void)RepoCache(root_, RepoType::kernel, repo_id).write_ref("v" + std::to_string(version), it->second);
+  if (!offline) (void)RepoCache(root_, RepoType::kernel, repo_id).write_ref(hub::protocol::version_branch(version), it->second);
   return it->second;
 }
 

@@ -73,13 +73,16 @@ std::vector<std::string> digest_violations(const Digest& expected, const Digest&
   return out;
 }
 
+Error digest_mismatch(const std::vector<std::string>& violations) {
+  return Error(ErrorKind::integrity, "kernel does not match the expected digest:\n" + util::join(violations, "\n"));
+}
+
 util::Status verify_digest(const fs::path& variant_dir, const Digest& expected) {
   auto actual = compute_digest(variant_dir, expected.algorithm);
   if (!actual) return std::move(actual).error();
   auto violations = digest_violations(expected, *actual);
   if (violations.empty()) return {};
-  return Error(ErrorKind::integrity,
-               "kernel does not match the expected digest:\n" + util::join(violations, "\n"));
+  return digest_mismatch(violations);
 }
 
 }  // namespace kb::metadata

@@ -29,8 +29,10 @@ util::Result<Digest> compute_digest(const std::filesystem::path& variant_dir,
 // Violations of `actual` against `expected`, in the spec's order and texts (empty: match).
 std::vector<std::string> digest_violations(const Digest& expected, const Digest& actual);
 
-// Computes the digest of `variant_dir` with the recorded algorithm and compares. The error is
-// `kernel does not match the expected digest:` followed by one violation per line.
+// `kernel does not match the expected digest:` followed by one violation per line (integrity).
+util::Error digest_mismatch(const std::vector<std::string>& violations);
+
+// Computes the digest of `variant_dir` with the recorded algorithm and compares (digest_mismatch).
 util::Status verify_digest(const std::filesystem::path& variant_dir, const Digest& expected);
 
 }  // namespace kb::metadata

@@ -74,6 +74,12 @@ def test_info_hub_json_and_human(hub, clirepo):
     assert r.returncode == 1 and "Only one of --revision or --version can be specified" in r.stderr
 
 
+def test_info_version_not_found(hub, clirepo):
+    # The core's text (the same as get_kernel(version=3) raises), not a copy in the CLI.
+    r = kernels_cli(hub, "info", "trusted-org/cli-k", "--version", "3")
+    assert r.returncode == 1 and r.stderr == "Version 3 not found, available versions: 1, 2\n"
+
+
 def test_info_local(hub, clirepo):
     _, tmp = clirepo
     r = kernels_cli(hub, "info", str(tmp / "v1"))

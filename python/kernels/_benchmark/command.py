@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator, List, Optional
 
+from kernels import _core
 from kernels._benchmark import device as device_mod
 from kernels._benchmark import discovery, document, runner, table, timers
 from kernels._benchmark.errors import from_hub_response
@@ -52,7 +53,7 @@ def resolve_target(repo_id: str, branch: Optional[str], version: Optional[int]) 
             raise UsageError("version must be prefixed with 'v'")
         revision = suffix
     if version is not None:
-        revision = f"v{version}"
+        revision = _core.version_branch(version)
     elif branch is not None:
         revision = branch
     if revision is None:

@@ -12,10 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Optional
 
+from kernels._system import TORCH_DEVICE as _TORCH_DEVICE
 from kernels._system import detect_backend, device_available
-
-# torch device of each loader backend (upstream maps rocm -> cuda, metal -> mps, cann -> npu).
-_TORCH_DEVICE = {"cuda": "cuda", "rocm": "cuda", "xpu": "xpu", "metal": "mps", "cann": "npu"}
 
 # Dense FP32 (non-tensor-core) peak of known GPUs, from NVIDIA's datasheets, matched against
 # `torch.cuda.get_device_name()` in this order (the more specific names first).

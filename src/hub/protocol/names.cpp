@@ -205,4 +205,16 @@ util::Status check_no_file_folder_clash(std::vector<std::string> paths) {
   return {};
 }
 
+std::string version_branch(int64_t version) { return "v" + std::to_string(version); }
+
+std::optional<int> parse_version_branch(std::string_view name) {
+  if (name.size() < 2 || name.size() > 10 || name[0] != 'v') return std::nullopt;
+  int n = 0;
+  for (char c : name.substr(1)) {
+    if (c < '0' || c > '9') return std::nullopt;
+    n = n * 10 + (c - '0');
+  }
+  return n;
+}
+
 }  // namespace kb::hub::protocol

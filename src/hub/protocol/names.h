@@ -6,6 +6,8 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -51,5 +53,10 @@ util::Status check_repo_folder(std::string_view folder);
 // Within one set of paths, no path is also a folder of another ("a" and "a/b"). `paths` need
 // not be sorted. The error names both paths.
 util::Status check_no_file_folder_clash(std::vector<std::string> paths);
+
+// The branch of kernel version `version`: `v<N>` (what `upload` pushes to, `version=N` loads).
+std::string version_branch(int64_t version);
+// N of a `v<N>` branch name (1 to 9 decimal digits); nullopt for any other name.
+std::optional<int> parse_version_branch(std::string_view name);
 
 }  // namespace kb::hub::protocol

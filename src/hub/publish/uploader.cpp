@@ -11,6 +11,7 @@
 
 #include "config/reader.h"
 #include "hub/publish/local_files.h"
+#include "hub/protocol/names.h"
 #include "hub/publish/operations.h"
 #include "metadata/discovery.h"
 #include "metadata/metadata.h"
@@ -91,7 +92,7 @@ util::Result<Target> resolve_target(const UploadOptions& options, const std::vec
       for (auto v : versions) names.push_back(std::to_string(v));
       return util::Error(util::ErrorKind::config, "Found multiple versions in build variants: " + util::join(names, ", "));
     }
-    target.branch = "v" + std::to_string(versions.empty() ? 1 : *versions.begin());
+    target.branch = protocol::version_branch(versions.empty() ? 1 : *versions.begin());
   }
   return target;
 }

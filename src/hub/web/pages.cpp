@@ -3,19 +3,13 @@
 
 #include <algorithm>
 
+#include "hub/protocol/names.h"
 #include "hub/web/html.h"
 #include "hub/web/markdown.h"
 
 namespace kb::hub::web {
 
 namespace {
-
-// A v<N> branch name: its N; nullopt for any other name.
-std::optional<unsigned long long> version_number(const std::string& name) {
-  if (name.size() < 2 || name.size() > 12 || name[0] != 'v') return std::nullopt;
-  if (name.find_first_not_of("0123456789", 1) != std::string::npos) return std::nullopt;
-  return std::stoull(name.substr(1));
-}
 
 std::string repo_url(const std::string& repo_id) {
   auto slash = repo_id.find('/');
@@ -105,9 +99,10 @@ std::string files_section(const RepoView& view) {
 
 std::pair<std::vector<RefLink>, std::vector<RefLink>> split_versions(const std::vector<RefLink>& branches) {
   std::vector<RefLink> versions, others;
-  for (const auto& ref : branches) (version_number(ref.name) ? versions : others).push_back(ref);
-  std::sort(versions.begin(), versions.end(),
-            [](const RefLink& a, const RefLink& b) { return *version_number(a.name) < *version_number(b.name); });
+  for (const auto& ref : branches) (protocol::parse_version_branch(ref.name) ? versions : others).push_back(ref);
+  std::sort(versions.begin(), versions.end(), [](const RefLink& a, const RefLink& b) {
+    return *protocol::parse_version_branch(a.name) < *protocol::parse_version_branch(b.name);
+  });
   return {versions, others};
 }
 

@@ -11,6 +11,7 @@
 #include "loader/dependencies.h"
 #include "loader/installer.h"
 #include "loader/local_kernel.h"
+#include "loader/versions.h"
 #include "util/fs.h"
 #include "variant/variant_name.h"
 
@@ -225,14 +226,15 @@ void bind_install(py::module_& m) {
   });
   m.def("list_versions", [](const std::string& repo_id) {
     auto reader = hub("");
-    auto branches = unwrap(reader->list_branches(RepoType::kernel, repo_id));
-    std::vector<std::pair<int, std::string>> out;
-    for (const auto& b : branches) {
-      if (auto n = parse_version_branch(b.name)) out.emplace_back(*n, b.commit);
-    }
-    std::sort(out.begin(), out.end());
-    return out;
+    return version_branches(unwrap(reader->list_branches(RepoType::kernel, repo_id)));
   });
+  m.def("version_branch", &hub::protocol::version_branch, py::arg("version"));
+  m.def(
+      "version_not_found",
+      [](int version, const std::vector<std::pair<int, std::string>>& versions) {
+        return version_not_found(version, versions).message;
+      },
+      py::arg("version"), py::arg("versions"));
 }
 
 }  // namespace kb::loader::python

@@ -108,6 +108,10 @@ void bind_metadata(py::module_& m) {
           metadata::Digest actual{algorithm_from(actual_algorithm), actual_files};
           return metadata::digest_violations(expected, actual);
         });
+  m.def(
+      "digest_mismatch_message",
+      [](const std::vector<std::string>& violations) { return metadata::digest_mismatch(violations).message; },
+      py::arg("violations"));
 }
 
 }  // namespace kb::loader::python

@@ -80,5 +80,18 @@ TEST(Names, file_folder_clash) {
   EXPECT_FALSE(check_no_file_folder_clash({"x/y/z", "x/y"}));
 }
 
+TEST(Names, version_branch) {
+  EXPECT_EQ(version_branch(1), "v1");
+  EXPECT_EQ(version_branch(12), "v12");
+  EXPECT_EQ(parse_version_branch(version_branch(123456789)), 123456789);
+  EXPECT_EQ(parse_version_branch("v012"), 12);
+  EXPECT_FALSE(parse_version_branch("v").has_value());
+  EXPECT_FALSE(parse_version_branch("v1.2").has_value());
+  EXPECT_FALSE(parse_version_branch("v-1").has_value());
+  EXPECT_FALSE(parse_version_branch("V1").has_value());
+  EXPECT_FALSE(parse_version_branch("main").has_value());
+  EXPECT_FALSE(parse_version_branch("v1234567890").has_value());  // past an int: not a version
+}
+
 }  // namespace
 }  // namespace kb::hub::protocol

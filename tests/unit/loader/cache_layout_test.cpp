@@ -35,13 +35,5 @@ TEST(RepoCache, RefsSnapshotsAndVersions) {
   EXPECT_EQ(versions[1].first, 10);
 }
 
-TEST(ParseVersionBranch, OnlyVDigits) {
-  EXPECT_EQ(parse_version_branch("v1"), 1);
-  EXPECT_EQ(parse_version_branch("v012"), 12);
-  EXPECT_FALSE(parse_version_branch("v").has_value());
-  EXPECT_FALSE(parse_version_branch("v1.2").has_value());
-  EXPECT_FALSE(parse_version_branch("main").has_value());
-}
-
 }  // namespace
 }  // namespace kb::loader
