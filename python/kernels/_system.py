@@ -12,26 +12,17 @@ import sys
 import sysconfig
 from typing import Dict, List, Optional
 
-BACKEND_NAMES = ["cann", "cpu", "cuda", "metal", "neuron", "rocm", "tpu", "xpu"]
+from kernels import _core
 
 
 def _major_minor(version: str) -> str:
-    parts = version.split("+")[0].split(".")
-    digits: List[str] = []
-    for part in parts[:2]:
-        num = ""
-        for ch in part:
-            if not ch.isdigit():
-                break
-            num += ch
-        if not num:
-            break
-        digits.append(num)
-    if not digits:
-        return ""
-    if len(digits) == 1:
-        digits.append("0")
-    return ".".join(digits)
+    """`2.11` of `2.11.0+cu130`: the core's rule (`variant::MajorMinor`), which reads it back."""
+    return _core.major_minor(version)
+
+
+# The torch device (and module) of each loader backend that has one (upstream maps rocm -> cuda,
+# metal -> mps, cann -> npu).
+TORCH_DEVICE = {"cuda": "cuda", "rocm": "cuda", "xpu": "xpu", "metal": "mps", "cann": "npu"}
 
 
 def _torch():
@@ -74,27 +65,28 @@ def detect_backend() -> Dict[str, str]:
             except Exception:  # noqa: BLE001
                 return {"name": "cann", "version": ""}
         return {"name": "cpu", "version": ""}
+    version = _cuda_runtime_int("cudaRuntimeGetVersion")
+    if version is not None:
+        return {"name": "cuda", "version": f"{version // 1000}.{(version % 1000) // 10}"}
+    return {"name": "cpu", "version": ""}
+
+
+def _cuda_runtime_int(function: str) -> Optional[int]:
+    """The int that the CUDA runtime's `function(int*)` writes, from the first libcudart that
+    loads and answers; None without one (no torch: the loader still sees a CUDA system)."""
     for name in ("libcudart.so", "libcudart.so.13", "libcudart.so.12"):
         try:
             lib = ctypes.CDLL(name)
         except OSError:
             continue
         value = ctypes.c_int(0)
-        if lib.cudaRuntimeGetVersion(ctypes.byref(value)) == 0:
-            return {"name": "cuda", "version": f"{value.value // 1000}.{(value.value % 1000) // 10}"}
-    return {"name": "cpu", "version": ""}
+        if getattr(lib, function)(ctypes.byref(value)) == 0:
+            return value.value
+    return None
 
 
 def _cuda_runtime_devices() -> int:
-    for name in ("libcudart.so", "libcudart.so.13", "libcudart.so.12"):
-        try:
-            lib = ctypes.CDLL(name)
-        except OSError:
-            continue
-        count = ctypes.c_int(0)
-        if lib.cudaGetDeviceCount(ctypes.byref(count)) == 0:
-            return count.value
-    return 0
+    return _cuda_runtime_int("cudaGetDeviceCount") or 0
 
 
 def device_available(backend: str) -> bool:
@@ -105,8 +97,8 @@ def device_available(backend: str) -> bool:
         return True
     if torch is None:
         return backend != "cuda" or _cuda_runtime_devices() > 0
-    module = {"cuda": "cuda", "rocm": "cuda", "xpu": "xpu", "cann": "npu"}.get(backend)
-    if module is None:  # metal is detected by availability; neuron and tpu: no probe, no fallback
+    module = TORCH_DEVICE.get(backend)
+    if module is None or backend == "metal":  # metal is detected by availability; neuron, tpu: no probe
         return True
     probe = getattr(getattr(torch, module, None), "is_available", None)
     try:
@@ -175,12 +167,8 @@ def validate_backend(backend: Optional[str]) -> Optional[str]:
 
 
 def compute_string(info: Dict[str, object]) -> str:
-    name = str(info["backend"])
-    version = str(info["backend_version"]).replace(".", "")
-    prefix = {"cuda": "cu", "rocm": "rocm", "xpu": "xpu", "cann": "cann"}.get(name)
-    if prefix and version:
-        return prefix + version
-    return name
+    """The compute part of a variant name for `info` (`cu128`, `rocm71`, `cpu`), from the core."""
+    return _core.compute_string(info)
 
 
 def user_agent(extra=None) -> str:
