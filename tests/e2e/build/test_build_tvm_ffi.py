@@ -4,6 +4,7 @@ torch), the TVM-FFI `_ops.py` and metadata.json; the loader picks it by the inst
 version and its ops run on torch tensors and numpy arrays. The CPU variant is built once per
 session from examples/tvm-ffi-axpy; the CUDA variant is compiled for one capability."""
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -147,3 +148,21 @@ def test_user_agent_names_the_installed_tvm_ffi(kb_python):
     without = _python_out(kb_python, "import sys; sys.modules['tvm_ffi'] = None\n"
                                      "from kernels._system import user_agent; print(user_agent())")
     assert "tvm-ffi/" not in without
+
+
+def test_upstream_kernels_loads_the_variant(tvm_cpu_build, kb_python):
+    """Upstream `kernels==0.17.2` (the black-box peer in .upstream-site) picks and calls our
+    TVM-FFI variant too."""
+    upstream = Path(__file__).resolve().parents[3] / ".upstream-site"
+    if not (upstream / "kernels").is_dir():
+        pytest.skip("upstream kernels not installed: pip install --target .upstream-site kernels==0.17.2")
+    code = (
+        "from pathlib import Path\nimport torch\nfrom kernels import get_local_kernel\n"
+        f"k = get_local_kernel(Path({str(tvm_cpu_build['project'])!r}), backend='cpu')\n"
+        "out = torch.empty(3); k.axpy(out, torch.ones(3), torch.arange(3.0), 3.0)\n"
+        "print(k.__name__, out.tolist())\n"
+    )
+    result = subprocess.run([str(kb_python), "-c", code], capture_output=True, text=True,
+                            env={**os.environ, "PYTHONPATH": str(upstream)})
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split("\n")[0] == f"{OPS_ID} [3.0, 4.0, 5.0]"
