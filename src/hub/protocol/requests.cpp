@@ -95,6 +95,21 @@ util::Result<json> object_body(std::string_view body, const std::string& what, b
   return std::move(*doc);
 }
 
+// Stores the value of `result` in `out`, or hands back its error.
+template <class T, class U>
+util::Status assign(util::Result<T> result, U& out) {
+  if (!result) return std::move(result).error();
+  out = std::move(*result);
+  return {};
+}
+
+// Like assign, for an optional string member: `out` keeps its default when the member is absent.
+util::Status assign_if_present(util::Result<std::optional<std::string>> result, std::string& out) {
+  if (!result) return std::move(result).error();
+  if (*result) out = std::move(**result);
+  return {};
+}
+
 util::Status path_ok(const std::string& path, const std::string& field) {
   if (auto s = check_repo_path(path); !s) return field_error(field, s.error().message);
   return {};
@@ -106,23 +121,17 @@ util::Result<CreateRepoRequest> parse_create_repo(std::string_view body) {
   auto doc = object_body(body, "body", false);
   if (!doc) return std::move(doc).error();
   CreateRepoRequest out;
-  auto name = required_string(*doc, "name", "");
-  if (!name) return std::move(name).error();
-  out.name = *name;
-  auto organization = optional_string(*doc, "organization", "");
-  if (!organization) return std::move(organization).error();
-  out.organization = *organization;
-  auto type = optional_string(*doc, "type", "");
-  if (!type) return std::move(type).error();
-  if (*type) out.type = **type;
-  auto is_private = optional_bool(*doc, "private", "");
-  if (!is_private) return std::move(is_private).error();
-  auto visibility = optional_string(*doc, "visibility", "");
-  if (!visibility) return std::move(visibility).error();
-  if (*visibility && **visibility != "private" && **visibility != "public") {
+  KB_TRY(assign(required_string(*doc, "name", ""), out.name));
+  KB_TRY(assign(optional_string(*doc, "organization", ""), out.organization));
+  KB_TRY(assign_if_present(optional_string(*doc, "type", ""), out.type));
+  bool is_private = false;
+  KB_TRY(assign(optional_bool(*doc, "private", ""), is_private));
+  std::optional<std::string> visibility;
+  KB_TRY(assign(optional_string(*doc, "visibility", ""), visibility));
+  if (visibility && *visibility != "private" && *visibility != "public") {
     return field_error("visibility", "expected \"public\" or \"private\"");
   }
-  out.is_private = *is_private || (*visibility && **visibility == "private");
+  out.is_private = is_private || visibility == "private";
   return out;
 }
 
@@ -130,9 +139,7 @@ util::Result<CreateBranchRequest> parse_create_branch(std::string_view body) {
   auto doc = object_body(body, "body", true);
   if (!doc) return std::move(doc).error();
   CreateBranchRequest out;
-  auto start = optional_string(*doc, "startingPoint", "");
-  if (!start) return std::move(start).error();
-  out.starting_point = *start;
+  KB_TRY(assign(optional_string(*doc, "startingPoint", ""), out.starting_point));
   return out;
 }
 
@@ -150,17 +157,13 @@ util::Result<std::vector<PreuploadFile>> parse_preupload(std::string_view body) 
     std::string prefix = "files[" + std::to_string(i) + "]";
     if (!file.is_object()) return field_error(prefix, "expected an object");
     PreuploadFile entry;
-    auto path = required_string(file, "path", prefix);
-    if (!path) return std::move(path).error();
-    KB_TRY(path_ok(*path, prefix + ".path"));
-    entry.path = *path;
-    auto size = required_size(file, "size", prefix);
-    if (!size) return std::move(size).error();
-    entry.size = *size;
-    auto sample = optional_string(file, "sample", prefix);
-    if (!sample) return std::move(sample).error();
-    if (*sample) {
-      auto decoded = util::base64_decode(**sample);
+    KB_TRY(assign(required_string(file, "path", prefix), entry.path));
+    KB_TRY(path_ok(entry.path, prefix + ".path"));
+    KB_TRY(assign(required_size(file, "size", prefix), entry.size));
+    std::optional<std::string> sample;
+    KB_TRY(assign(optional_string(file, "sample", prefix), sample));
+    if (sample) {
+      auto decoded = util::base64_decode(*sample);
       if (!decoded) return field_error(prefix + ".sample", "expected base64");
       entry.sample = std::move(*decoded);
     }
@@ -195,11 +198,10 @@ util::Result<std::vector<LfsObject>> parse_lfs_batch(std::string_view body) {
     const json& object = (*objects)[i];
     std::string prefix = "objects[" + std::to_string(i) + "]";
     if (!object.is_object()) return field_error(prefix, "expected an object");
-    auto oid = required_sha256(object, "oid", prefix);
-    if (!oid) return std::move(oid).error();
-    auto size = required_size(object, "size", prefix);
-    if (!size) return std::move(size).error();
-    out.push_back(LfsObject{*oid, *size});
+    LfsObject entry;
+    KB_TRY(assign(required_sha256(object, "oid", prefix), entry.oid));
+    KB_TRY(assign(required_size(object, "size", prefix), entry.size));
+    out.push_back(std::move(entry));
   }
   return out;
 }
@@ -298,15 +300,9 @@ util::Result<DeleteRepoRequest> parse_delete_repo(std::string_view body) {
   auto doc = object_body(body, "body", false);
   if (!doc) return std::move(doc).error();
   DeleteRepoRequest out;
-  auto name = required_string(*doc, "name", "");
-  if (!name) return std::move(name).error();
-  out.name = *name;
-  auto organization = optional_string(*doc, "organization", "");
-  if (!organization) return std::move(organization).error();
-  out.organization = *organization;
-  auto type = optional_string(*doc, "type", "");
-  if (!type) return std::move(type).error();
-  if (*type) out.type = **type;
+  KB_TRY(assign(required_string(*doc, "name", ""), out.name));
+  KB_TRY(assign(optional_string(*doc, "organization", ""), out.organization));
+  KB_TRY(assign_if_present(optional_string(*doc, "type", ""), out.type));
   return out;
 }
 
@@ -314,13 +310,9 @@ util::Result<CreateTagRequest> parse_create_tag(std::string_view body) {
   auto doc = object_body(body, "body", false);
   if (!doc) return std::move(doc).error();
   CreateTagRequest out;
-  auto tag = required_string(*doc, "tag", "");
-  if (!tag) return std::move(tag).error();
-  out.tag = *tag;
+  KB_TRY(assign(required_string(*doc, "tag", ""), out.tag));
   if (auto s = check_ref_name(out.tag); !s) return field_error("tag", s.error().message);
-  auto message = optional_string(*doc, "message", "");
-  if (!message) return std::move(message).error();
-  out.message = message->value_or("");
+  KB_TRY(assign_if_present(optional_string(*doc, "message", ""), out.message));
   return out;
 }
 
@@ -332,13 +324,13 @@ util::Result<RepoSettingsRequest> parse_repo_settings(std::string_view body) {
     if (!it->is_boolean()) return field_error("private", "expected a boolean");
     out.is_private = it->get<bool>();
   }
-  auto visibility = optional_string(*doc, "visibility", "");
-  if (!visibility) return std::move(visibility).error();
-  if (*visibility) {
-    if (**visibility != "private" && **visibility != "public") {
+  std::optional<std::string> visibility;
+  KB_TRY(assign(optional_string(*doc, "visibility", ""), visibility));
+  if (visibility) {
+    if (*visibility != "private" && *visibility != "public") {
       return field_error("visibility", "expected \"public\" or \"private\"");
     }
-    out.is_private = **visibility == "private";
+    out.is_private = *visibility == "private";
   }
   if (auto it = doc->find("gated"); it != doc->end() && !it->is_null()) {
     if (it->is_boolean() && !it->get<bool>()) {
@@ -356,16 +348,11 @@ util::Result<CreateDiscussionRequest> parse_create_discussion(std::string_view b
   auto doc = object_body(body, "body", false);
   if (!doc) return std::move(doc).error();
   CreateDiscussionRequest out;
-  auto title = required_string(*doc, "title", "");
-  if (!title) return std::move(title).error();
-  out.title = util::trim(*title);
+  KB_TRY(assign(required_string(*doc, "title", ""), out.title));
+  out.title = util::trim(out.title);
   if (out.title.empty()) return field_error("title", "must not be empty");
-  auto description = optional_string(*doc, "description", "");
-  if (!description) return std::move(description).error();
-  out.description = description->value_or("");
-  auto pull_request = optional_bool(*doc, "pullRequest", "");
-  if (!pull_request) return std::move(pull_request).error();
-  out.pull_request = *pull_request;
+  KB_TRY(assign_if_present(optional_string(*doc, "description", ""), out.description));
+  KB_TRY(assign(optional_bool(*doc, "pullRequest", ""), out.pull_request));
   return out;
 }
 
@@ -373,12 +360,8 @@ util::Result<ValidateYamlRequest> parse_validate_yaml(std::string_view body) {
   auto doc = object_body(body, "body", false);
   if (!doc) return std::move(doc).error();
   ValidateYamlRequest out;
-  auto content = required_string(*doc, "content", "");
-  if (!content) return std::move(content).error();
-  out.content = *content;
-  auto type = optional_string(*doc, "repoType", "");
-  if (!type) return std::move(type).error();
-  if (*type) out.repo_type = **type;
+  KB_TRY(assign(required_string(*doc, "content", ""), out.content));
+  KB_TRY(assign_if_present(optional_string(*doc, "repoType", ""), out.repo_type));
   return out;
 }
 
@@ -396,9 +379,7 @@ util::Result<PathsInfoRequest> parse_paths_info(std::string_view body) {
     if (!path.is_string()) return field_error("paths[" + std::to_string(i) + "]", "expected a string");
     out.paths.push_back(path.get<std::string>());
   }
-  auto expand = optional_bool(*doc, "expand", "");
-  if (!expand) return std::move(expand).error();
-  out.expand = *expand;
+  KB_TRY(assign(optional_bool(*doc, "expand", ""), out.expand));
   return out;
 }
 
