@@ -47,6 +47,50 @@ struct ElfHandle {
   }
 };
 
+// The sections the dynamic readers walk, found in one pass over the section headers (null when absent).
+struct DynamicSections {
+  Elf_Scn* dynsym = nullptr;
+  Elf_Scn* versym = nullptr;
+  Elf_Scn* verneed = nullptr;
+  Elf_Scn* verdef = nullptr;
+  Elf_Scn* dynamic = nullptr;
+  GElf_Shdr dynsym_header{}, verneed_header{}, verdef_header{}, dynamic_header{};
+};
+
+Result<DynamicSections> find_dynamic_sections(Elf* elf, const fs::path& path) {
+  DynamicSections out;
+  for (Elf_Scn* section = elf_nextscn(elf, nullptr); section; section = elf_nextscn(elf, section)) {
+    GElf_Shdr header;
+    if (!gelf_getshdr(section, &header)) return malformed(path, elf_errmsg(-1));
+    if (header.sh_type == SHT_DYNSYM) out.dynsym = section, out.dynsym_header = header;
+    if (header.sh_type == SHT_GNU_versym) out.versym = section;
+    if (header.sh_type == SHT_GNU_verneed) out.verneed = section, out.verneed_header = header;
+    if (header.sh_type == SHT_GNU_verdef) out.verdef = section, out.verdef_header = header;
+    if (header.sh_type == SHT_DYNAMIC) out.dynamic = section, out.dynamic_header = header;
+  }
+  return out;
+}
+
+// Calls `visit(symbol, name, version)` for every named .dynsym entry after the null one; `version`
+// is the symbol's .gnu.version entry when the file has that section.
+template <class Visit>
+util::Status for_each_dynamic_symbol(Elf* elf, const DynamicSections& sections, const fs::path& path, Visit visit) {
+  Elf_Data* symbols = elf_getdata(sections.dynsym, nullptr);
+  Elf_Data* versions = sections.versym ? elf_getdata(sections.versym, nullptr) : nullptr;
+  const GElf_Shdr& header = sections.dynsym_header;
+  size_t count = header.sh_entsize ? header.sh_size / header.sh_entsize : 0;
+  for (size_t i = 1; symbols && i < count; ++i) {
+    GElf_Sym symbol;
+    if (!gelf_getsym(symbols, static_cast<int>(i), &symbol)) return malformed(path, "bad .dynsym");
+    const char* name = elf_strptr(elf, header.sh_link, symbol.st_name);
+    if (!name || !*name) continue;
+    std::optional<GElf_Versym> version;
+    if (GElf_Versym entry; versions && gelf_getversym(versions, static_cast<int>(i), &entry)) version = entry;
+    visit(symbol, name, version);
+  }
+  return {};
+}
+
 // Opens `path` for reading with libelf into `handle`; whether it is an ELF file is the caller's check.
 util::Status open_elf(const fs::path& path, ElfHandle& handle) {
   if (elf_version(EV_CURRENT) == EV_NONE) return Error(ErrorKind::io, "libelf is out of date");
@@ -66,30 +110,18 @@ Result<BinaryInfo> read_elf_handle(Elf* elf, const fs::path& path) {
   info.format_name = "ELF";
   info.architecture = elf_architecture(header);
 
-  Elf_Scn* dynsym = nullptr;
-  Elf_Scn* versym = nullptr;
-  Elf_Scn* verneed = nullptr;
-  Elf_Scn* dynamic = nullptr;
-  GElf_Shdr dynamic_header{};
-  GElf_Shdr dynsym_header{};
-  GElf_Shdr verneed_header{};
-  for (Elf_Scn* section = elf_nextscn(elf, nullptr); section; section = elf_nextscn(elf, section)) {
-    GElf_Shdr section_header;
-    if (!gelf_getshdr(section, &section_header)) return malformed(path, elf_errmsg(-1));
-    if (section_header.sh_type == SHT_DYNSYM) dynsym = section, dynsym_header = section_header;
-    if (section_header.sh_type == SHT_GNU_versym) versym = section;
-    if (section_header.sh_type == SHT_GNU_verneed) verneed = section, verneed_header = section_header;
-    if (section_header.sh_type == SHT_DYNAMIC) dynamic = section, dynamic_header = section_header;
-  }
-  if (dynamic) {
-    Elf_Data* data = elf_getdata(dynamic, nullptr);
-    size_t count = dynamic_header.sh_entsize ? dynamic_header.sh_size / dynamic_header.sh_entsize : 0;
+  auto sections = find_dynamic_sections(elf, path);
+  if (!sections) return std::move(sections).error();
+  const DynamicSections& found = *sections;
+  if (found.dynamic) {
+    Elf_Data* data = elf_getdata(found.dynamic, nullptr);
+    size_t count = found.dynamic_header.sh_entsize ? found.dynamic_header.sh_size / found.dynamic_header.sh_entsize : 0;
     for (size_t i = 0; data && i < count; ++i) {
       GElf_Dyn entry;
       if (!gelf_getdyn(data, static_cast<int>(i), &entry)) return malformed(path, "bad .dynamic");
       if (entry.d_tag == DT_NULL) break;
       if (entry.d_tag != DT_NEEDED && entry.d_tag != DT_RPATH && entry.d_tag != DT_RUNPATH) continue;
-      const char* text = elf_strptr(elf, dynamic_header.sh_link, entry.d_un.d_val);
+      const char* text = elf_strptr(elf, found.dynamic_header.sh_link, entry.d_un.d_val);
       if (!text) return malformed(path, "bad .dynamic string");
       if (entry.d_tag == DT_NEEDED) {
         info.needed.emplace_back(text);
@@ -105,22 +137,22 @@ Result<BinaryInfo> read_elf_handle(Elf* elf, const fs::path& path) {
       }
     }
   }
-  if (!dynsym) return info;  // a static object imports nothing dynamically
+  if (!found.dynsym) return info;  // a static object imports nothing dynamically
 
   // Version index -> (required version name, the file that must define it), from .gnu.version_r.
   std::map<unsigned, std::pair<std::string, std::string>> needed_versions;
-  if (verneed) {
-    Elf_Data* data = elf_getdata(verneed, nullptr);
+  if (found.verneed) {
+    Elf_Data* data = elf_getdata(found.verneed, nullptr);
     size_t offset = 0;
-    for (size_t n = 0; data && n < verneed_header.sh_info; ++n) {
+    for (size_t n = 0; data && n < found.verneed_header.sh_info; ++n) {
       GElf_Verneed need;
       if (!gelf_getverneed(data, static_cast<int>(offset), &need)) return malformed(path, "bad .gnu.version_r");
-      const char* file = elf_strptr(elf, verneed_header.sh_link, need.vn_file);
+      const char* file = elf_strptr(elf, found.verneed_header.sh_link, need.vn_file);
       size_t aux_offset = offset + need.vn_aux;
       for (unsigned a = 0; a < need.vn_cnt; ++a) {
         GElf_Vernaux aux;
         if (!gelf_getvernaux(data, static_cast<int>(aux_offset), &aux)) return malformed(path, "bad .gnu.version_r");
-        const char* name = elf_strptr(elf, verneed_header.sh_link, aux.vna_name);
+        const char* name = elf_strptr(elf, found.verneed_header.sh_link, aux.vna_name);
         if (name) needed_versions[aux.vna_other & 0x7fff] = {name, file ? file : ""};
         if (aux.vna_next == 0) break;
         aux_offset += aux.vna_next;
@@ -130,26 +162,20 @@ Result<BinaryInfo> read_elf_handle(Elf* elf, const fs::path& path) {
     }
   }
 
-  Elf_Data* symbols = elf_getdata(dynsym, nullptr);
-  Elf_Data* versions = versym ? elf_getdata(versym, nullptr) : nullptr;
-  size_t count = dynsym_header.sh_entsize ? dynsym_header.sh_size / dynsym_header.sh_entsize : 0;
-  for (size_t i = 1; symbols && i < count; ++i) {
-    GElf_Sym symbol;
-    if (!gelf_getsym(symbols, static_cast<int>(i), &symbol)) return malformed(path, "bad .dynsym");
-    if (symbol.st_shndx != SHN_UNDEF) continue;
-    const char* name = elf_strptr(elf, dynsym_header.sh_link, symbol.st_name);
-    if (!name || !*name) continue;
+  auto imports = for_each_dynamic_symbol(elf, found, path, [&](const GElf_Sym& symbol, const char* name,
+                                                                std::optional<GElf_Versym> version) {
+    if (symbol.st_shndx != SHN_UNDEF) return;
     ImportedSymbol imported{name, std::nullopt, std::nullopt};
-    GElf_Versym version;
-    if (versions && gelf_getversym(versions, static_cast<int>(i), &version)) {
-      auto found = needed_versions.find(version & 0x7fff);
-      if (found != needed_versions.end()) {
-        imported.version = found->second.first;
-        if (!found->second.second.empty()) imported.library = found->second.second;
+    if (version) {
+      auto needed = needed_versions.find(*version & 0x7fff);
+      if (needed != needed_versions.end()) {
+        imported.version = needed->second.first;
+        if (!needed->second.second.empty()) imported.library = needed->second.second;
       }
     }
     info.imports.push_back(std::move(imported));
-  }
+  });
+  if (!imports) return std::move(imports).error();
   return info;
 }
 
@@ -224,44 +250,34 @@ Result<BinaryInfo> read_macho(const fs::path& path, std::string_view bytes, bool
 
 Result<LibraryDefinitions> read_definitions_handle(Elf* elf, const fs::path& path) {
   if (!elf || elf_kind(elf) != ELF_K_ELF) return malformed(path, "not a valid ELF file");
-  Elf_Scn* dynsym = nullptr;
-  Elf_Scn* versym = nullptr;
-  Elf_Scn* verdef = nullptr;
-  Elf_Scn* dynamic = nullptr;
-  GElf_Shdr dynsym_header{}, verdef_header{}, dynamic_header{};
-  for (Elf_Scn* section = elf_nextscn(elf, nullptr); section; section = elf_nextscn(elf, section)) {
-    GElf_Shdr header;
-    if (!gelf_getshdr(section, &header)) return malformed(path, elf_errmsg(-1));
-    if (header.sh_type == SHT_DYNSYM) dynsym = section, dynsym_header = header;
-    if (header.sh_type == SHT_GNU_versym) versym = section;
-    if (header.sh_type == SHT_GNU_verdef) verdef = section, verdef_header = header;
-    if (header.sh_type == SHT_DYNAMIC) dynamic = section, dynamic_header = header;
-  }
+  auto sections = find_dynamic_sections(elf, path);
+  if (!sections) return std::move(sections).error();
+  const DynamicSections& found = *sections;
   LibraryDefinitions out;
-  if (dynamic) {
-    Elf_Data* data = elf_getdata(dynamic, nullptr);
-    size_t count = dynamic_header.sh_entsize ? dynamic_header.sh_size / dynamic_header.sh_entsize : 0;
+  if (found.dynamic) {
+    Elf_Data* data = elf_getdata(found.dynamic, nullptr);
+    size_t count = found.dynamic_header.sh_entsize ? found.dynamic_header.sh_size / found.dynamic_header.sh_entsize : 0;
     for (size_t i = 0; data && i < count; ++i) {
       GElf_Dyn entry;
       if (!gelf_getdyn(data, static_cast<int>(i), &entry) || entry.d_tag == DT_NULL) break;
       if (entry.d_tag == DT_SONAME) {
-        const char* text = elf_strptr(elf, dynamic_header.sh_link, entry.d_un.d_val);
+        const char* text = elf_strptr(elf, found.dynamic_header.sh_link, entry.d_un.d_val);
         if (text) out.soname = text;
       }
     }
   }
-  if (!dynsym) return out;
+  if (!found.dynsym) return out;
   // Version index -> version name, from .gnu.version_d (index 1 is the file itself).
   std::map<unsigned, std::string> defined_versions;
-  if (verdef) {
-    Elf_Data* data = elf_getdata(verdef, nullptr);
+  if (found.verdef) {
+    Elf_Data* data = elf_getdata(found.verdef, nullptr);
     size_t offset = 0;
-    for (size_t n = 0; data && n < verdef_header.sh_info; ++n) {
+    for (size_t n = 0; data && n < found.verdef_header.sh_info; ++n) {
       GElf_Verdef def;
       if (!gelf_getverdef(data, static_cast<int>(offset), &def)) return malformed(path, "bad .gnu.version_d");
       GElf_Verdaux aux;
       if (def.vd_cnt > 0 && gelf_getverdaux(data, static_cast<int>(offset + def.vd_aux), &aux)) {
-        const char* name = elf_strptr(elf, verdef_header.sh_link, aux.vda_name);
+        const char* name = elf_strptr(elf, found.verdef_header.sh_link, aux.vda_name);
         if (name) {
           defined_versions[def.vd_ndx] = name;
           if (!(def.vd_flags & VER_FLG_BASE)) out.versions.emplace_back(name);
@@ -271,17 +287,11 @@ Result<LibraryDefinitions> read_definitions_handle(Elf* elf, const fs::path& pat
       offset += def.vd_next;
     }
   }
-  Elf_Data* symbols = elf_getdata(dynsym, nullptr);
-  Elf_Data* versions = versym ? elf_getdata(versym, nullptr) : nullptr;
-  size_t count = dynsym_header.sh_entsize ? dynsym_header.sh_size / dynsym_header.sh_entsize : 0;
-  for (size_t i = 1; symbols && i < count; ++i) {
-    GElf_Sym symbol;
-    if (!gelf_getsym(symbols, static_cast<int>(i), &symbol)) return malformed(path, "bad .dynsym");
-    if (symbol.st_shndx == SHN_UNDEF || symbol.st_shndx == SHN_ABS) continue;  // ABS: version-node names
+  auto symbols = for_each_dynamic_symbol(elf, found, path, [&](const GElf_Sym& symbol, const char* name,
+                                                                std::optional<GElf_Versym> version) {
+    if (symbol.st_shndx == SHN_UNDEF || symbol.st_shndx == SHN_ABS) return;  // ABS: version-node names
     int binding = GELF_ST_BIND(symbol.st_info);
-    if (binding != STB_GLOBAL && binding != STB_WEAK) continue;
-    const char* name = elf_strptr(elf, dynsym_header.sh_link, symbol.st_name);
-    if (!name || !*name) continue;
+    if (binding != STB_GLOBAL && binding != STB_WEAK) return;
     DefinedSymbol defined;
     defined.name = name;
     defined.size = symbol.st_size;
@@ -292,14 +302,16 @@ Result<LibraryDefinitions> read_definitions_handle(Elf* elf, const fs::path& pat
       case STT_TLS: defined.type = DefinedSymbol::Type::tls; break;
       default: break;
     }
-    GElf_Versym version;
-    if (versions && gelf_getversym(versions, static_cast<int>(i), &version)) {
-      auto found = defined_versions.find(version & 0x7fff);
-      if (found != defined_versions.end() && found->first != 1) defined.version = found->second;
-      defined.is_default = (version & 0x8000) == 0;
+    if (version) {
+      auto defined_version = defined_versions.find(*version & 0x7fff);
+      if (defined_version != defined_versions.end() && defined_version->first != 1) {
+        defined.version = defined_version->second;
+      }
+      defined.is_default = (*version & 0x8000) == 0;
     }
     out.symbols.push_back(std::move(defined));
-  }
+  });
+  if (!symbols) return std::move(symbols).error();
   std::sort(out.symbols.begin(), out.symbols.end(), [](const DefinedSymbol& a, const DefinedSymbol& b) {
     return std::tie(a.name, a.version) < std::tie(b.name, b.version);
   });

@@ -159,5 +159,34 @@ TEST_F(TempDir, NativeFilesAreSoAndPydFilesSorted) {
   EXPECT_EQ(files[1].filename(), "a.pyd");
 }
 
+// The C library this test runs with, from /proc/self/maps.
+fs::path running_c_library() {
+  std::ifstream maps("/proc/self/maps");
+  for (std::string line; std::getline(maps, line);) {
+    auto slash = line.find('/');
+    if (slash != std::string::npos && fs::path(line.substr(slash)).filename() == "libc.so.6") return line.substr(slash);
+  }
+  return {};
+}
+
+TEST(ReadDefinitions, TheRunningCLibrary) {
+  fs::path libc = running_c_library();
+  ASSERT_FALSE(libc.empty());
+  auto definitions = read_definitions(libc);
+  ASSERT_TRUE(definitions) << definitions.error().message;
+  EXPECT_EQ(definitions->soname, "libc.so.6");
+  const auto& versions = definitions->versions;
+  EXPECT_NE(std::find(versions.begin(), versions.end(), "GLIBC_2.17"), versions.end());
+  auto strlen_symbol = std::find_if(definitions->symbols.begin(), definitions->symbols.end(),
+                                    [](const DefinedSymbol& s) { return s.name == "strlen"; });
+  ASSERT_NE(strlen_symbol, definitions->symbols.end());
+  EXPECT_EQ(strlen_symbol->type, DefinedSymbol::Type::function);
+  EXPECT_TRUE(strlen_symbol->is_default);
+  EXPECT_EQ(strlen_symbol->version.rfind("GLIBC_2.", 0), 0u) << strlen_symbol->version;
+  EXPECT_GT(definitions->symbols.size(), 1000u);
+  EXPECT_TRUE(std::is_sorted(definitions->symbols.begin(), definitions->symbols.end(),
+                             [](const DefinedSymbol& a, const DefinedSymbol& b) { return a.name < b.name; }));
+}
+
 }  // namespace
 }  // namespace kb::abi
