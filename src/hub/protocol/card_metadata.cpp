@@ -90,7 +90,7 @@ bool front_matter(std::string_view card, std::string& yaml, int& first_line, boo
 
 }  // namespace
 
-CardMetadataReport validate_card_metadata(std::string_view card, std::string_view /*repo_type*/) {
+CardMetadataReport validate_card_metadata(std::string_view card) {
   CardMetadataReport report;
   std::string yaml;
   int first_line = 0;

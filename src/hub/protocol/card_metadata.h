@@ -14,7 +14,7 @@ struct CardMetadataReport {
   std::vector<std::string> warnings;  // accepted, with remarks (e.g. no metadata at all)
 };
 
-// `repo_type` is "model", "kernel", "dataset" or "space" (the same rules apply to all).
-CardMetadataReport validate_card_metadata(std::string_view card, std::string_view repo_type);
+// The same rules apply to every repository type (model, kernel, dataset, space).
+CardMetadataReport validate_card_metadata(std::string_view card);
 
 }  // namespace kb::hub::protocol

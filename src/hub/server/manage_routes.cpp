@@ -27,7 +27,7 @@ void HubService::validate_yaml(const httplib::Request& request, httplib::Respons
   if (!caller_of(request, response, caller)) return;
   auto body = protocol::parse_validate_yaml(request.body);
   if (!body) return reply_error(response, 400, "", body.error().message);
-  auto report = protocol::validate_card_metadata(body->content, body->repo_type);
+  auto report = protocol::validate_card_metadata(body->content);
   json out = {{"errors", messages(report.errors)}, {"warnings", messages(report.warnings)}};
   if (report.errors.empty()) return reply_json(response, 200, out);
   // huggingface_hub raises ValueError listing `errors` on 400.

@@ -7,15 +7,14 @@ namespace kb::hub::protocol {
 namespace {
 
 TEST(CardMetadata, valid_metadata_has_no_errors_or_warnings) {
-  auto report = validate_card_metadata("---\nlicense: apache-2.0\ntags:\n- kernel\n- cuda\nlanguage: en\n---\n# Card\n",
-                                       "kernel");
+  auto report = validate_card_metadata("---\nlicense: apache-2.0\ntags:\n- kernel\n- cuda\nlanguage: en\n---\n# Card\n");
   EXPECT_TRUE(report.errors.empty());
   EXPECT_TRUE(report.warnings.empty());
 }
 
 TEST(CardMetadata, missing_or_empty_metadata_is_a_warning) {
   for (const char* card : {"# Just a title\n", "---\n---\n# Card\n", ""}) {
-    auto report = validate_card_metadata(card, "model");
+    auto report = validate_card_metadata(card);
     EXPECT_TRUE(report.errors.empty()) << card;
     ASSERT_EQ(report.warnings.size(), 1u) << card;
     EXPECT_NE(report.warnings[0].find("Empty or missing yaml metadata"), std::string::npos);
@@ -23,14 +22,14 @@ TEST(CardMetadata, missing_or_empty_metadata_is_a_warning) {
 }
 
 TEST(CardMetadata, syntax_errors_name_the_card_line) {
-  auto report = validate_card_metadata("---\nlicense: mit\ntags: [a, b\n---\n", "model");
+  auto report = validate_card_metadata("---\nlicense: mit\ntags: [a, b\n---\n");
   ASSERT_EQ(report.errors.size(), 1u);
   EXPECT_NE(report.errors[0].find("Invalid YAML at line"), std::string::npos) << report.errors[0];
 }
 
 TEST(CardMetadata, field_types_are_checked) {
   auto report = validate_card_metadata("---\nlicense: {name: x}\ntags: [a, [b]]\npipeline_tag: [x]\n"
-                                       "model-index: nope\ninference: maybe\n---\n", "model");
+                                       "model-index: nope\ninference: maybe\n---\n");
   std::vector<std::string> expected = {"\"license\" must be a string or a list of strings",
                                        "\"tags\"[1] must be a string", "\"pipeline_tag\" must be a string",
                                        "\"model-index\" must be a list", "\"inference\" must be a boolean or a mapping"};
@@ -38,14 +37,14 @@ TEST(CardMetadata, field_types_are_checked) {
 }
 
 TEST(CardMetadata, root_must_be_a_mapping_without_duplicates) {
-  EXPECT_EQ(validate_card_metadata("---\n- a\n- b\n---\n", "model").errors.size(), 1u);
-  auto duplicated = validate_card_metadata("---\nlicense: mit\nlicense: apache-2.0\n---\n", "model");
+  EXPECT_EQ(validate_card_metadata("---\n- a\n- b\n---\n").errors.size(), 1u);
+  auto duplicated = validate_card_metadata("---\nlicense: mit\nlicense: apache-2.0\n---\n");
   ASSERT_EQ(duplicated.errors.size(), 1u);
   EXPECT_EQ(duplicated.errors[0], "Duplicated metadata key \"license\" at line 3");
 }
 
 TEST(CardMetadata, an_unclosed_block_is_an_error) {
-  auto report = validate_card_metadata("---\nlicense: mit\n# Card\n", "model");
+  auto report = validate_card_metadata("---\nlicense: mit\n# Card\n");
   ASSERT_EQ(report.errors.size(), 1u);
   EXPECT_NE(report.errors[0].find("never closed"), std::string::npos);
 }
