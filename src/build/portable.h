@@ -12,7 +12,9 @@
 // What newer headers make compiled code use and the target lacks gets a hidden definition inside
 // the module where it is known to be correct: `__libc_single_threaded` (glibc 2.32; libstdc++
 // skips atomics when it is non-zero, 0 is always correct) and `std::__throw_bad_array_new_length`
-// (GLIBCXX_3.4.29; it throws std::bad_array_new_length, a type older libstdc++ has).
+// (GLIBCXX_3.4.29; it throws std::bad_array_new_length, a type older libstdc++ has), and the
+// default constructors of std::ostringstream & co. (GLIBCXX_3.4.26; they delegate to the
+// open-mode constructors older libstdc++ has).
 // Other GLIBCXX/CXXABI symbols stay shared with the process's libstdc++ (torch catches the
 // module's exceptions, so a static libstdc++ is no option); check-abi names any that are too new.
 //

@@ -64,6 +64,16 @@ def test_cpu_variant_is_a_plain_tvm_ffi_library(tvm_cpu_build):
     assert f'_OPS_ID = "{OPS_ID}"' in ops_py and f'"{OPS_ID}.so"' in ops_py
 
 
+def test_cpu_variant_is_manylinux_2_28(tvm_cpu_build, kernel_builder):
+    """TVM_FFI_THROW builds its message in a default std::ostringstream, whose constructor
+    libstdc++ exports only from GLIBCXX_3.4.26: the portable build's own copy keeps the library
+    within torch 2.11's policy (manylinux_2_28), so --bundle release builds pass."""
+    result = subprocess.run([str(kernel_builder), "check-abi", "--manylinux", "manylinux_2_28",
+                             str(tvm_cpu_build["project"])], capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "not within" not in tvm_cpu_build["stderr"], tvm_cpu_build["stderr"]
+
+
 def test_get_local_kernel_loads_and_calls_the_ops(tvm_cpu_build, kb_python):
     code = (
         "import numpy as np, torch\n"
