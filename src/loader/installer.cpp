@@ -57,6 +57,17 @@ bool lock_hash_matches(const RepoCache& cache, const std::string& commit, const 
   return actual && *actual == *expected;
 }
 
+// The commit `revision` names: itself when it is a commit id, else the branch or tag's current
+// commit (one request), remembered in refs/ for offline use when `remember`.
+util::Result<std::string> commit_of(HubReader& hub, const RepoCache& cache, const std::string& repo_id,
+                                    const std::string& revision, bool remember) {
+  if (is_commit_hash(revision)) return revision;
+  auto sha = hub.revision_sha(RepoType::kernel, repo_id, revision);
+  if (!sha) return std::move(sha).error();
+  if (remember) (void)cache.write_ref(revision, *sha);
+  return std::move(*sha);
+}
+
 }  // namespace
 
 Installer::Installer(fs::path cache_root, HubReader* hub) : root_(std::move(cache_root)), hub_(hub) {}
@@ -189,15 +200,8 @@ util::Result<InstallResult> Installer::install_online(const InstallRequest& requ
   InstallResult result;
   result.repo_id = request.repo_id;
   std::string revision = request.revision;
-  std::optional<std::string> commit;
-  if (is_commit_hash(revision)) commit = revision;
-  if (!commit) {
-    // A branch or tag: its current commit (one request), remembered in refs/ for offline use.
-    auto sha = hub_->revision_sha(RepoType::kernel, request.repo_id, revision);
-    if (!sha) return std::move(sha).error();
-    commit = *sha;
-    (void)cache.write_ref(revision, *commit);
-  }
+  auto commit = commit_of(*hub_, cache, request.repo_id, revision, true);
+  if (!commit) return std::move(commit).error();
 
   // 1. Redirect (kernel-status.toml), answered from the cache when the commit was seen before.
   std::error_code ec;
@@ -309,13 +313,9 @@ util::Result<std::vector<std::string>> Installer::install_all_variants(const std
   if (hub_ == nullptr) return Error(ErrorKind::generic, "No Hub client configured");
   KB_TRY(check_kernel_request(repo_id, revision));
   RepoCache cache(root_, RepoType::kernel, repo_id);
-  std::string commit = revision;
-  if (!is_commit_hash(revision)) {
-    auto sha = hub_->revision_sha(RepoType::kernel, repo_id, revision);
-    if (!sha) return std::move(sha).error();
-    commit = *sha;
-    (void)cache.write_ref(revision, commit);
-  }
+  auto resolved = commit_of(*hub_, cache, repo_id, revision, true);
+  if (!resolved) return std::move(resolved).error();
+  const std::string& commit = *resolved;
   auto names = build_listing(cache, commit);
   if (!names) return std::move(names).error();
   InstallRequest request;
@@ -371,12 +371,9 @@ util::Result<VariantListing> Installer::variants_at(const std::string& repo_id, 
                                                const SystemInfo& system) {
   KB_TRY(check_kernel_request(repo_id, revision));
   RepoCache cache(root_, RepoType::kernel, repo_id);
-  std::string commit = revision;
-  if (!is_commit_hash(revision)) {
-    auto sha = hub_->revision_sha(RepoType::kernel, repo_id, revision);
-    if (!sha) return std::move(sha).error();
-    commit = *sha;
-  }
+  auto resolved = commit_of(*hub_, cache, repo_id, revision, false);
+  if (!resolved) return std::move(resolved).error();
+  const std::string& commit = *resolved;
   auto names = build_listing(cache, commit);
   if (!names) return std::move(names).error();
   auto selection = select_variant(*names, system);
