@@ -112,7 +112,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       (void)parse_validate_yaml(body);
       break;
     case 10: {
-      auto report = validate_card_metadata(body, "model");
+      auto report = validate_card_metadata(body);
       if (body.find("---") == std::string_view::npos && (report.warnings.size() != 1 || !report.errors.empty())) {
         fail("a card without a metadata block gets exactly one warning", body);
       }
