@@ -1,9 +1,13 @@
 """The exit-status table of src/util/exit_code.h, end to end: every command that takes a
 directory argument answers a missing one with the same usage error (2), a command that runs and
 fails exits 1, success 0, and both programs print that one table in their --help."""
-import subprocess
+import sys
+from pathlib import Path
 
 import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+from cli_support import MINIMAL_BUILD_TOML, run  # noqa: E402
 
 # Every kernel-builder command with a KERNEL_DIR (or PATH) positional, and the arguments it needs
 # before that positional would be checked.
@@ -18,26 +22,6 @@ TABLE = ("Exit status:\n"
          "  1  error (a failed build, check, request or file operation, a declined prompt)\n"
          "  2  usage error (unknown command or option, bad option value, a path argument that is not a directory)\n")
 
-VALID = """[general]
-name = "relu"
-version = 1
-edition = 5
-license = "Apache-2.0"
-backends = ["cpu"]
-
-[torch]
-src = ["torch-ext/torch_binding.cpp"]
-
-[kernel.relu]
-backend = "cpu"
-depends = ["torch"]
-src = ["relu/relu.cpp"]
-"""
-
-
-def run(binary, *args, **kwargs):
-    return subprocess.run([str(binary), *map(str, args)], capture_output=True, text=True, timeout=60, **kwargs)
-
 
 @pytest.mark.parametrize("command", DIRECTORY_COMMANDS, ids=lambda c: c[0])
 def test_a_missing_directory_is_a_usage_error_in_every_command(kernel_builder, tmp_path, command):
@@ -47,7 +31,7 @@ def test_a_missing_directory_is_a_usage_error_in_every_command(kernel_builder, t
 
 
 def test_a_target_dir_that_is_a_file_is_a_usage_error(kernel_builder, tmp_path):
-    (tmp_path / "build.toml").write_text(VALID)
+    (tmp_path / "build.toml").write_text(MINIMAL_BUILD_TOML)
     (tmp_path / "file").write_text("")
     for command in ("create-pyproject", "clean-pyproject"):
         r = run(kernel_builder, command, tmp_path, tmp_path / "file")
@@ -55,15 +39,15 @@ def test_a_target_dir_that_is_a_file_is_a_usage_error(kernel_builder, tmp_path):
 
 
 def test_success_failure_and_usage_statuses(kernel_builder, tmp_path):
-    (tmp_path / "build.toml").write_text(VALID)
+    (tmp_path / "build.toml").write_text(MINIMAL_BUILD_TOML)
     assert run(kernel_builder, "check-config", tmp_path).returncode == 0
-    (tmp_path / "build.toml").write_text(VALID.replace("edition = 5", 'edition = 5\nbackend = "cpu"'))
+    (tmp_path / "build.toml").write_text(MINIMAL_BUILD_TOML.replace("edition = 5", 'edition = 5\nbackend = "cpu"'))
     failed = run(kernel_builder, "check-config", tmp_path)
     assert failed.returncode == 1 and "error:" in failed.stderr
     assert run(kernel_builder, "check-config", "--no-such-option", tmp_path).returncode == 2
     assert run(kernel_builder, "no-such-command").returncode == 2
     # A declined prompt is a failure (1), not a usage error.
-    (tmp_path / "build.toml").write_text(VALID)
+    (tmp_path / "build.toml").write_text(MINIMAL_BUILD_TOML)
     assert run(kernel_builder, "create-pyproject", tmp_path).returncode == 0
     declined = run(kernel_builder, "clean-pyproject", tmp_path, input="n\n")
     assert declined.returncode == 1 and declined.stderr.endswith("Aborted.\n")

@@ -1,30 +1,14 @@
 """stdout carries data only: prompts, progress and confirmations of every command go to stderr, so
 `$(...)` and pipes get just the data (a dry run's file list, a token, a card, JSON)."""
-import subprocess
+import sys
+from pathlib import Path
 
-BUILD_TOML = """[general]
-name = "relu"
-version = 1
-edition = 5
-license = "Apache-2.0"
-backends = ["cpu"]
-
-[torch]
-src = ["torch-ext/torch_binding.cpp"]
-
-[kernel.relu]
-backend = "cpu"
-depends = ["torch"]
-src = ["relu/relu.cpp"]
-"""
-
-
-def run(binary, *args, **kwargs):
-    return subprocess.run([str(binary), *map(str, args)], capture_output=True, text=True, timeout=60, **kwargs)
+sys.path.insert(0, str(Path(__file__).parent))
+from cli_support import MINIMAL_BUILD_TOML, run  # noqa: E402
 
 
 def project_with_pyproject(kernel_builder, tmp_path):
-    (tmp_path / "build.toml").write_text(BUILD_TOML)
+    (tmp_path / "build.toml").write_text(MINIMAL_BUILD_TOML)
     assert run(kernel_builder, "create-pyproject", tmp_path).returncode == 0
     return tmp_path
 
