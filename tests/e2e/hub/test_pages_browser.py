@@ -97,6 +97,14 @@ def rows(driver, selector, attribute):
     return [row.get_attribute(attribute) for row in driver.find_elements(By.CSS_SELECTOR, selector)]
 
 
+def wait_for_url(driver, predicate, timeout=10):
+    """Waits until the page the browser navigated to (after a click or a form submission) is the
+    current one: selenium returns from click()/send_keys() before the new page has loaded."""
+    from selenium.webdriver.support.ui import WebDriverWait
+    WebDriverWait(driver, timeout).until(lambda d: predicate(urlparse(d.current_url)))
+    return urlparse(driver.current_url)
+
+
 def assert_no_policy_violation(driver):
     """The page's stylesheet is admitted by its Content-Security-Policy: the browser reports no
     violation, and the style applies."""
@@ -117,12 +125,12 @@ def test_index_search_and_repository_page(site, browser):
 
     box = browser.find_element(By.CSS_SELECTOR, "input[type=search]")
     box.send_keys("REL" + Keys.ENTER)
-    assert parse_qs(urlparse(browser.current_url).query) == {"search": ["REL"]}
+    assert parse_qs(wait_for_url(browser, lambda url: url.query != "").query) == {"search": ["REL"]}
     assert rows(browser, "tr[data-repo]", "data-repo") == ["acme/relu"]
     assert browser.find_element(By.CSS_SELECTOR, "tr[data-repo] td:nth-child(2)").text == "v1"
 
     browser.find_element(By.LINK_TEXT, "acme/relu").click()
-    assert urlparse(browser.current_url).path == "/acme/relu"
+    assert wait_for_url(browser, lambda url: url.path != "/").path == "/acme/relu"
     assert browser.find_element(By.TAG_NAME, "h1").text == "acme/relu"
     assert_no_policy_violation(browser)
 
@@ -171,7 +179,7 @@ def test_index_search_and_repository_page(site, browser):
 
     # Versions: v1 links to that branch's view.
     browser.find_element(By.LINK_TEXT, "v1").click()
-    assert parse_qs(urlparse(browser.current_url).query) == {"revision": ["v1"]}
+    assert parse_qs(wait_for_url(browser, lambda url: "revision" in url.query).query) == {"revision": ["v1"]}
     assert "Showing v1" in browser.find_element(By.ID, "revisions").text
 
 
