@@ -42,8 +42,9 @@ struct BulkFile {
   std::filesystem::path local;
 };
 
-// A Hub's "not found" answers are util::Error kind not_found with the Hub's error code in `code`
-// (hub/protocol/error_codes.h: RepoNotFound, RevisionNotFound, EntryNotFound).
+// Error kinds the loader distinguishes; carried in util::Error::kind = not_found plus a tag at
+// the start of the first cause: "RepoNotFound", "RevisionNotFound", "EntryNotFound".
+std::string hub_error_code(const util::Error& error);
 
 class HubReader {
  public:

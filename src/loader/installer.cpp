@@ -5,7 +5,6 @@
 
 #include <algorithm>
 
-#include "hub/protocol/error_codes.h"
 #include "hub/protocol/names.h"
 #include "loader/blob_store.h"
 #include "loader/cache_path.h"
@@ -218,10 +217,10 @@ util::Result<InstallResult> Installer::install_online(const InstallRequest& requ
       auto text = util::read_file(status_link);
       if (text) status_text = *text;
     } else {
-      const std::string& code = fetched.error().code;
-      if (code == hub::protocol::error_code::kEntryNotFound) {
+      auto code = hub_error_code(fetched.error());
+      if (code == "EntryNotFound") {
         mark_missing(cache, *commit, kStatusFile);
-      } else if (code != hub::protocol::error_code::kRepoNotFound) {
+      } else if (code != "RepoNotFound") {
         return std::move(fetched).error();
       }
     }
@@ -339,9 +338,7 @@ util::Result<InstallResult> Installer::install_offline(const InstallRequest& req
     return Error(ErrorKind::not_found, "Cannot find a local snapshot for " + request.repo_id + " (revision: " +
                                            request.revision +
                                            "). When Hugging Face Hub is in offline mode the kernel must "
-                                           "already be present in the local cache.")
-        .with_hint("download it while online (`kernels download <project>` for a project's kernels.lock), or unset "
-                   "HF_HUB_OFFLINE");
+                                           "already be present in the local cache.");
   }
   auto names = local_variant_dirs(cache.snapshot_dir(*commit) / "build");
   auto selection = select_variant(names, request.system);

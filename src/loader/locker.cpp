@@ -1,7 +1,6 @@
 // lock_dependency: the lock entry of one [tool.kernels.dependencies] item.
 #include "loader/locker.h"
 
-#include "hub/protocol/error_codes.h"
 #include "hub/protocol/names.h"
 #include "loader/hub_input.h"
 #include "loader/kernel_status.h"
@@ -25,10 +24,8 @@ util::Result<KernelLock> lock_dependency(HubReader& hub, const std::string& repo
       }
       repo = redirect->destination;
     } else {
-      const std::string& code = status.error().code;
-      if (code != hub::protocol::error_code::kEntryNotFound && code != hub::protocol::error_code::kRepoNotFound) {
-        return std::move(status).error();
-      }
+      auto code = hub_error_code(status.error());
+      if (code != "EntryNotFound" && code != "RepoNotFound") return std::move(status).error();
     }
   }
   auto branches = hub.list_branches(RepoType::kernel, repo);
