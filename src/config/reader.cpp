@@ -63,10 +63,14 @@ ParseOutcome parse_legacy(const toml::table& root, const std::string& file) {
   Diagnostic& head = outcome.errors.front();
   head.message = "did not match v4 (" + first_line(head.message) + ") or v3 (" +
                  first_line(v3.errors().front().message) + ")";
-  // A file that is valid edition 5 except for the missing key deserves the obvious fix.
+  // A file that is valid edition 5 except for the missing key deserves the obvious fix: [general]
+  // lacks `edition` and that is the edition-5 schema's only error (decided on the document, not
+  // on the diagnostic's wording).
   DiagnosticSink v5(file);
   detail::parse_schema(root, Edition::v5, v5);
-  if (v5.errors().size() == 1 && v5.errors().front().message == "missing required key `edition` in [general]") {
+  const toml::table* general = root["general"].as_table();
+  bool only_edition_missing = general != nullptr && !general->contains("edition") && v5.errors().size() == 1;
+  if (only_edition_missing) {
     head.hints.push_back("this file is valid edition 5 apart from the missing key: add `edition = 5` to [general]");
   }
   return outcome;

@@ -17,7 +17,8 @@ util::Result<FileLock> FileLock::acquire(const std::filesystem::path& path) {
   int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0) {
     return util::Error(util::ErrorKind::io,
-                       "Cannot open lock file " + path.string() + ": " + std::strerror(errno));
+                       "Cannot open lock file " + path.string() + ": " + std::strerror(errno))
+        .with_hint("the kernel cache must be writable: point KERNELS_CACHE (or HF_HUB_CACHE) at a writable directory");
   }
   while (::flock(fd, LOCK_EX) != 0) {
     if (errno == EINTR) continue;

@@ -24,11 +24,15 @@ RepoRef ref(RepoType type, const std::string& repo) {
   return RepoRef{type == RepoType::kernel ? "kernel" : "model", repo};
 }
 
+hub::client::HubSettings with_user_agent(const std::string& user_agent) {
+  hub::client::HubSettings settings = hub::client::settings_from_environment();
+  settings.user_agent = user_agent;
+  return settings;
+}
+
 class HttpHubReader final : public HubReader {
  public:
-  explicit HttpHubReader(const HubOptions& options) : client_(hub::client::settings_from_environment()) {
-    (void)options;  // the user agent is set by the client from its own build information
-  }
+  explicit HttpHubReader(const HubOptions& options) : client_(with_user_agent(options.user_agent)) {}
 
   util::Result<std::vector<Branch>> list_branches(RepoType type, const std::string& repo) override {
     KB_TRY(hub::protocol::check_repo_id(repo));
@@ -158,8 +162,6 @@ class HttpHubReader final : public HubReader {
 };
 
 }  // namespace
-
-std::string hub_error_code(const util::Error& error) { return error.code; }
 
 std::unique_ptr<HubReader> make_http_hub_reader(const HubOptions& options) {
   return std::make_unique<HttpHubReader>(options);

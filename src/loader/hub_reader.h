@@ -42,9 +42,8 @@ struct BulkFile {
   std::filesystem::path local;
 };
 
-// Error kinds the loader distinguishes; carried in util::Error::kind = not_found plus a tag at
-// the start of the first cause: "RepoNotFound", "RevisionNotFound", "EntryNotFound".
-std::string hub_error_code(const util::Error& error);
+// A Hub's "not found" answers are util::Error kind not_found with the Hub's error code in `code`
+// (hub/protocol/error_codes.h: RepoNotFound, RevisionNotFound, EntryNotFound).
 
 class HubReader {
  public:

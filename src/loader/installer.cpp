@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "hub/protocol/error_codes.h"
 #include "hub/protocol/names.h"
 #include "loader/blob_store.h"
 #include "loader/cache_path.h"
@@ -217,10 +218,10 @@ util::Result<InstallResult> Installer::install_online(const InstallRequest& requ
       auto text = util::read_file(status_link);
       if (text) status_text = *text;
     } else {
-      auto code = hub_error_code(fetched.error());
-      if (code == "EntryNotFound") {
+      const std::string& code = fetched.error().code;
+      if (code == hub::protocol::error_code::kEntryNotFound) {
         mark_missing(cache, *commit, kStatusFile);
-      } else if (code != "RepoNotFound") {
+      } else if (code != hub::protocol::error_code::kRepoNotFound) {
         return std::move(fetched).error();
       }
     }
@@ -338,7 +339,9 @@ util::Result<InstallResult> Installer::install_offline(const InstallRequest& req
     return Error(ErrorKind::not_found, "Cannot find a local snapshot for " + request.repo_id + " (revision: " +
                                            request.revision +
                                            "). When Hugging Face Hub is in offline mode the kernel must "
-                                           "already be present in the local cache.");
+                                           "already be present in the local cache.")
+        .with_hint("download it while online (`kernels download <project>` for a project's kernels.lock), or unset "
+                   "HF_HUB_OFFLINE");
   }
   auto names = local_variant_dirs(cache.snapshot_dir(*commit) / "build");
   auto selection = select_variant(names, request.system);

@@ -2,6 +2,7 @@
 #include "loader/lockfile.h"
 
 #include <algorithm>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -78,13 +79,17 @@ std::string render_lockfile(const std::vector<KernelLock>& locks) {
 }
 
 util::Result<std::vector<KernelLock>> parse_lockfile(const std::string& text) {
+  auto invalid = [](std::string message) {
+    return util::Error(util::ErrorKind::config, std::move(message))
+        .with_hint("kernels.lock is written by `kernels lock <project>`: run it again rather than editing the file");
+  };
   auto json = nlohmann::json::parse(text, nullptr, false);
   if (json.is_discarded() || !json.is_array()) {
-    return util::Error(util::ErrorKind::config, "kernels.lock must be a JSON array");
+    return invalid("kernels.lock must be a JSON array");
   }
   std::vector<KernelLock> out;
   for (const auto& entry : json) {
-    if (!entry.is_object()) return util::Error(util::ErrorKind::config, "kernels.lock entries must be objects");
+    if (!entry.is_object()) return invalid("kernels.lock entries must be objects");
     KernelLock lock;
     if (entry.contains("dependency")) {
       // Structured format: {"dependency": {"repo-id", "version"}, "lock": {"commit"}}.
@@ -92,14 +97,14 @@ util::Result<std::vector<KernelLock>> parse_lockfile(const std::string& text) {
       const auto& lk = entry.value("lock", nlohmann::json::object());
       if (!dep.is_object() || !dep.contains("repo-id") || !dep["repo-id"].is_string() || !lk.is_object() ||
           !lk.contains("commit") || !lk["commit"].is_string()) {
-        return util::Error(util::ErrorKind::config, "Invalid kernels.lock entry: " + entry.dump());
+        return invalid("Invalid kernels.lock entry: " + entry.dump());
       }
       lock.repo_id = dep["repo-id"].get<std::string>();
       lock.sha = lk["commit"].get<std::string>();
     } else {
       if (!entry.contains("repo_id") || !entry["repo_id"].is_string() || !entry.contains("sha") ||
           !entry["sha"].is_string()) {
-        return util::Error(util::ErrorKind::config, "Invalid kernels.lock entry: " + entry.dump());
+        return invalid("Invalid kernels.lock entry: " + entry.dump());
       }
       lock.repo_id = entry["repo_id"].get<std::string>();
       lock.sha = entry["sha"].get<std::string>();

@@ -86,7 +86,9 @@ util::Status verify_snapshot(const RepoCache& cache, const std::string& commit, 
     if (!actual) return std::move(actual).error();
     if (*actual != *lock_hash) {
       return util::Error(util::ErrorKind::integrity, "Variant " + variant + " does not match its lock hash: expected " +
-                                                         *lock_hash + ", got " + *actual);
+                                                         *lock_hash + ", got " + *actual)
+          .with_hint("the variant differs from the one `kernels lock` recorded: if the new build is trusted, run "
+                     "`kernels lock <project>` again");
     }
   }
   return {};

@@ -33,7 +33,9 @@ util::Result<DiscoveredVariants> discover_variants(const fs::path& dir) {
   }
   std::string d = dir.string();
   return util::Error(util::ErrorKind::not_found, "No build variants found in `" + d + "/result`, `" + d +
-                                                     "/build`, or `" + d + "`");
+                                                     "/build`, or `" + d + "`")
+      .with_hint("build the kernel first (`kernel-builder build` writes `build/<variant>/`), or name the directory "
+                 "that holds the variants");
 }
 
 }  // namespace kb::metadata

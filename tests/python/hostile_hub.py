@@ -65,6 +65,7 @@ class HostileHub:
         self.repos = repos
         self.bulk = bulk
         self.log: List[str] = []
+        self.user_agents: List[str] = []  # the User-Agent header of each request, in order
         hub = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -112,6 +113,7 @@ class HostileHub:
     def _handle(self, handler, head: bool) -> None:
         raw = handler.path
         self.log.append(f"{'HEAD' if head else 'GET'} {raw}")
+        self.user_agents.append(handler.headers.get("User-Agent", ""))
         path, _, query = raw.partition("?")
         parts = path.split("/")
         if path.startswith("/api/organizations/") and path.endswith("/overview"):

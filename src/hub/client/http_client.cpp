@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "hub/protocol/error_codes.h"
 #include "util/strings.h"
 
 namespace kb::hub::client {
@@ -105,7 +106,13 @@ std::string resolve_location(const std::string& base, const std::string& locatio
 bool is_retryable_status(long status) { return status == 429 || (status >= 500 && status <= 599); }
 
 HttpClient::HttpClient(HubSettings settings, RetryPolicy policy)
-    : settings_(std::move(settings)), policy_(std::move(policy)) {}
+    : settings_(std::move(settings)), policy_(std::move(policy)) {
+  // The agent comes from the caller (a Python user_agent dict may hold anything): a line break
+  // in it would end the header and start another, so control characters become spaces.
+  for (char& c : settings_.user_agent) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F) c = ' ';
+  }
+}
 
 std::chrono::milliseconds HttpClient::backoff_delay(int attempt, const std::string& retry_after) const {
   std::string value(util::trim(retry_after));
@@ -140,7 +147,7 @@ util::Result<HttpResponse> HttpClient::perform_once(const HttpRequest& request,
       headers = curl_slist_append(headers, ("Authorization: Bearer " + *settings_.token).c_str());
     }
     headers = curl_slist_append(headers, "Expect:");
-    std::string agent = "kernel-builder (libcurl)";
+    std::string agent = settings_.user_agent.empty() ? kDefaultUserAgent : settings_.user_agent;
     curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
     curl_easy_setopt(curl, CURLOPT_USERAGENT, agent.c_str());
     curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
@@ -188,7 +195,8 @@ util::Result<HttpResponse> HttpClient::perform_once(const HttpRequest& request,
     curl_slist_free_all(headers);
     if (code != CURLE_OK && !transfer.aborted) {
       return util::Error(util::ErrorKind::network,
-                         redacted(std::string("Request to ") + url + " failed: " + curl_easy_strerror(code)));
+                         redacted(std::string("Request to ") + url + " failed: " + curl_easy_strerror(code)))
+          .with_hint("check the network and the Hub address (HF_ENDPOINT, now " + redacted(settings_.endpoint) + ")");
     }
     if (transfer.aborted) return util::Error(util::ErrorKind::io, redacted("Download from " + url + " was aborted"));
     long status = 0;
@@ -302,7 +310,30 @@ util::Error HttpClient::http_error(const HttpResponse& response, const std::stri
   error.status = static_cast<int>(response.status);
   error.code = response.header("x-error-code");
   if (!error.code.empty()) error.causes.push_back("X-Error-Code: " + error.code);
+  if (auto hint = http_hint(error.status, error.code, settings_.token.has_value(), settings_.endpoint); !hint.empty()) {
+    error.hints.push_back(std::move(hint));
+  }
   return error;
+}
+
+std::string http_hint(int status, const std::string& code, bool has_token, const std::string& endpoint) {
+  namespace error_code = protocol::error_code;
+  if (status == 401) {
+    return has_token ? "the Hub refused the token from HF_TOKEN (or $HF_HOME/token): check that it is valid and not expired"
+                     : "no token is set: set HF_TOKEN or log in with `hf auth login`";
+  }
+  if (status == 403 && code == error_code::kGatedRepo) {
+    return "the repository is gated: request access on its page on " + endpoint + ", then retry with that account's token";
+  }
+  if (status == 403) return "the token has no access for this: use a token with write permission for the namespace";
+  if (code == error_code::kRepoNotFound) {
+    return has_token ? "check the repository id, and that the token's account can read the repository"
+                     : "check the repository id; a private repository needs a token (set HF_TOKEN)";
+  }
+  if (code == error_code::kRevisionNotFound) return "check the revision: a branch, tag or commit id of the repository";
+  if (status == 429) return "the Hub is limiting the request rate: wait a minute and retry";
+  if (status >= 500 && status <= 599) return "the Hub failed to answer: retry later";
+  return "";
 }
 
 }  // namespace kb::hub::client

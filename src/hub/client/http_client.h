@@ -53,6 +53,10 @@ struct RetryPolicy {
 // Bytes done, total (0 if unknown).
 using ProgressCallback = std::function<void(uint64_t, uint64_t)>;
 
+// The likely fix for a Hub's error answer, chosen from its status and Hub error code (never its
+// text) and whether a token was sent; empty when none is likely.
+std::string http_hint(int status, const std::string& code, bool has_token, const std::string& endpoint);
+
 class HttpClient {
  public:
   explicit HttpClient(HubSettings settings, RetryPolicy policy = {});
@@ -70,7 +74,7 @@ class HttpClient {
                                       std::optional<uint64_t> expected_size, const ProgressCallback& progress);
 
   // Error for a non-2xx response: kind from the status, message with the redacted URL and
-  // the server's {"error": ...} text.
+  // the server's {"error": ...} text, status and Hub error code as fields, a hint from http_hint.
   util::Error http_error(const HttpResponse& response, const std::string& what) const;
   std::string redacted(const std::string& text) const { return redact(text, settings_.token); }
 

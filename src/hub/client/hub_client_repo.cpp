@@ -33,7 +33,8 @@ std::string encode(const std::string& text, bool keep_slash) {
 util::Result<json> json_body(const HttpResponse& response) {
   json body = json::parse(response.body, nullptr, false);
   if (body.is_discarded()) {
-    return util::Error(util::ErrorKind::network, "Invalid JSON in the response from " + response.url);
+    return util::Error(util::ErrorKind::network, "Invalid JSON in the response from " + response.url)
+        .with_hint("check that HF_ENDPOINT names a Hub");
   }
   return body;
 }

@@ -10,11 +10,17 @@
 namespace kb::hub::client {
 
 inline constexpr const char* kDefaultEndpoint = "https://huggingface.co";
+// The User-Agent of a request when the caller names none (the CLIs, or the Python package with
+// HF_HUB_DISABLE_TELEMETRY set, whose user agent is then empty).
+inline constexpr const char* kDefaultUserAgent = "kernel-builder (libcurl)";
 
 struct HubSettings {
   std::string endpoint = kDefaultEndpoint;
   std::optional<std::string> token;
   bool endpoint_from_env = false;  // HF_ENDPOINT was set
+  // Sent as User-Agent; empty means kDefaultUserAgent. The Python package passes the agent it
+  // computes (kernels._system.user_agent: caller parts, kernels/<version>, python/…, torch/…).
+  std::string user_agent = {};
 };
 
 HubSettings settings_from_environment();

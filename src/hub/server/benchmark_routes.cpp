@@ -46,8 +46,8 @@ void HubService::benchmarks(const httplib::Request& request, httplib::Response& 
   std::optional<std::string> commit;
   if (request.has_param("revision")) {
     auto id = store_.resolve(target.repo, request.get_param_value("revision"));
-    if (!id.ok()) return reply_problem(response, id.problem);
-    commit = *id.value;
+    if (!id.ok()) return reply_error(response, id.error());
+    commit = *id;
   }
   auto records = benchmarks_.list(target.repo);
   if (!records) return reply_error(response, 500, "", records.error().message);
@@ -80,9 +80,9 @@ void HubService::post_benchmark(const httplib::Request& request, httplib::Respon
                            target.repo.full() + "`)");
   }
   auto commit = store_.resolve(target.repo, run->kernel.revision);
-  if (!commit.ok()) return reply_problem(response, commit.problem);
+  if (!commit.ok()) return reply_error(response, commit.error());
 
-  storage::BenchmarkRecord record{storage::BenchmarkStore::new_id(), *commit.value, caller->name,
+  storage::BenchmarkRecord record{storage::BenchmarkStore::new_id(), *commit, caller->name,
                                   storage::now_iso8601(), protocol::render_benchmark_run(*run)};
   // Charged like an upload: the stored record's bytes, within the user's quota.
   std::string bytes = storage::BenchmarkStore::serialize(record);

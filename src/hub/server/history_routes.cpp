@@ -75,7 +75,7 @@ bool HubService::authorize_revision(const httplib::Request& request, httplib::Re
   if (storage::Accounts::is_member(*caller, repo.name_space) || create_pr) return true;
   if (auto number = storage::pr_number(revision)) {
     auto pr = store_.discussion(repo, *number);
-    if (pr.ok() && pr.value->pull_request && pr.value->author == caller->name) return true;
+    if (pr.ok() && pr->pull_request && pr->author == caller->name) return true;
     reply_error(response, 403, "",
                 "You don't have the rights to write to `" + revision + "` of `" + repo.full() +
                     "`: only its author and members of `" + repo.name_space + "` can");
@@ -93,10 +93,10 @@ void HubService::commits(const httplib::Request& request, httplib::Response& res
   size_t page = 0;
   if (!page_param(request, response, page)) return;
   auto listed = store_.history(target.repo, revision, page * kCommitsPageSize, kCommitsPageSize);
-  if (!listed.ok()) return reply_problem(response, listed.problem);
+  if (!listed.ok()) return reply_error(response, listed.error());
   bool formatted = request.has_param("expand[]") && request.get_param_value("expand[]") == "formatted";
   json out = json::array();
-  for (const auto& entry : listed.value->first) {
+  for (const auto& entry : listed->first) {
     const std::string& text = entry.commit->message;
     size_t newline = text.find('\n');
     std::string title = text.substr(0, newline);
@@ -109,7 +109,7 @@ void HubService::commits(const httplib::Request& request, httplib::Response& res
     if (formatted) item["formatted"] = {{"title", html_escape(title)}, {"message", html_escape(body)}};
     out.push_back(std::move(item));
   }
-  if (listed.value->second) {
+  if (listed->second) {
     std::string next = public_url_ + request.target.substr(0, request.target.find('?')) + "?p=" +
                        std::to_string(page + 1) + (formatted ? "&expand%5B%5D=formatted" : "");
     response.set_header("Link", "<" + next + ">; rel=\"next\"");
@@ -137,10 +137,10 @@ void HubService::paths_info(const httplib::Request& request, httplib::Response& 
   auto parsed = protocol::parse_paths_info(body);
   if (!parsed) return reply_error(response, 400, "", parsed.error().message);
   auto id = store_.resolve(target.repo, revision);
-  if (!id.ok()) return reply_problem(response, id.problem);
-  auto loaded = store_.load_commit(target.repo, *id.value);
-  if (!loaded.ok()) return reply_problem(response, loaded.problem);
-  const storage::Commit& commit = **loaded.value;
+  if (!id.ok()) return reply_error(response, id.error());
+  auto loaded = store_.load_commit(target.repo, *id);
+  if (!loaded.ok()) return reply_error(response, loaded.error());
+  const storage::Commit& commit = **loaded;
   json out = json::array();
   for (std::string path : parsed->paths) {
     while (!path.empty() && path.back() == '/') path.pop_back();
@@ -155,7 +155,7 @@ void HubService::paths_info(const httplib::Request& request, httplib::Response& 
     } else {
       continue;  // missing paths are left out, as on huggingface.co
     }
-    if (parsed->expand) entry["lastCommit"] = {{"id", *id.value}, {"title", commit.message}, {"date", commit.time}};
+    if (parsed->expand) entry["lastCommit"] = {{"id", *id}, {"title", commit.message}, {"date", commit.time}};
     out.push_back(std::move(entry));
   }
   reply_json(response, 200, out);
@@ -167,12 +167,12 @@ void HubService::list_discussions(const httplib::Request& request, httplib::Resp
   size_t page = 0;
   if (!page_param(request, response, page)) return;
   auto all = store_.discussions(target.repo);
-  if (!all.ok()) return reply_problem(response, all.problem);
+  if (!all.ok()) return reply_error(response, all.error());
   std::string type = request.has_param("type") ? request.get_param_value("type") : "all";
   std::string status = request.has_param("status") ? request.get_param_value("status") : "all";
   std::string author = request.has_param("author") ? request.get_param_value("author") : "";
   std::vector<const storage::Discussion*> kept;
-  for (const auto& d : *all.value) {
+  for (const auto& d : *all) {
     if (type == "pull_request" && !d.pull_request) continue;
     if (type == "discussion" && d.pull_request) continue;
     bool open = d.status == "open" || d.status == "draft";
@@ -198,8 +198,8 @@ void HubService::discussion_details(const httplib::Request& request, httplib::Re
     return reply_error(response, 400, "", "Discussion number: expected a positive integer");
   }
   auto found = store_.discussion(target.repo, std::stoi(number));
-  if (!found.ok()) return reply_problem(response, found.problem);
-  const storage::Discussion& d = *found.value;
+  if (!found.ok()) return reply_error(response, found.error());
+  const storage::Discussion& d = *found;
   json body = discussion_json(d, target.repo);
   json author = {{"name", d.author}, {"type", "user"}};
   json events = json::array();
@@ -219,7 +219,7 @@ void HubService::discussion_details(const httplib::Request& request, httplib::Re
     body["changes"] = {{"base", "refs/heads/" + d.base}};
     body["filesWithConflicts"] = json::array();
     if (auto head = store_.resolve(target.repo, "refs/pr/" + std::to_string(d.num)); head.ok()) {
-      body["changes"]["headCommit"] = *head.value;
+      body["changes"]["headCommit"] = *head;
     }
   }
   body["url"] = public_url_ + web_prefix(target.repo) + target.repo.full() + "/discussions/" + std::to_string(d.num);
@@ -241,12 +241,12 @@ void HubService::create_discussion(const httplib::Request& request, httplib::Res
   d.status = body->pull_request ? "draft" : "open";
   d.base = "main";
   auto opened = store_.open_discussion(target.repo, d);
-  if (!opened.ok()) return reply_problem(response, opened.problem);
+  if (!opened.ok()) return reply_error(response, opened.error());
   std::string url =
-      public_url_ + web_prefix(target.repo) + target.repo.full() + "/discussions/" + std::to_string(opened.value->num);
-  json out = discussion_json(*opened.value, target.repo);
+      public_url_ + web_prefix(target.repo) + target.repo.full() + "/discussions/" + std::to_string(opened->num);
+  json out = discussion_json(*opened, target.repo);
   out["url"] = url;
-  if (opened.value->pull_request) out["ref"] = "refs/pr/" + std::to_string(opened.value->num);
+  if (opened->pull_request) out["ref"] = "refs/pr/" + std::to_string(opened->num);
   reply_json(response, 200, out);
 }
 

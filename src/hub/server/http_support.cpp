@@ -74,19 +74,8 @@ void reply_error(httplib::Response& response, int status, const std::string& cod
   reply_json(response, status, {{"error", message}});
 }
 
-void reply_problem(httplib::Response& response, const storage::Problem& problem) {
-  using storage::Failure;
-  switch (problem.failure) {
-    case Failure::repo_not_found: return reply_error(response, 404, "RepoNotFound", "Repository not found");
-    case Failure::revision_not_found: return reply_error(response, 404, "RevisionNotFound", problem.message);
-    case Failure::entry_not_found: return reply_error(response, 404, "EntryNotFound", problem.message);
-    case Failure::discussion_not_found: return reply_error(response, 404, "", problem.message);
-    case Failure::conflict: return reply_error(response, 409, "", problem.message);
-    case Failure::stale_parent: return reply_error(response, 412, "", problem.message);
-    case Failure::invalid: return reply_error(response, 400, "", problem.message);
-    case Failure::forbidden: return reply_error(response, 403, "", problem.message);
-    case Failure::io: return reply_error(response, 500, "", problem.message);
-  }
+void reply_error(httplib::Response& response, const util::Error& error) {
+  reply_error(response, error.status != 0 ? error.status : 500, error.code, error.message);
 }
 
 std::string loggable_path(const httplib::Request& request) {

@@ -30,8 +30,9 @@ std::string bearer_token(const httplib::Request& request);
 void reply_json(httplib::Response& response, int status, const nlohmann::json& body);
 // {"error": message} plus X-Error-Code when `code` is not empty.
 void reply_error(httplib::Response& response, int status, const std::string& code, const std::string& message);
-// Maps a storage problem to its status and error code.
-void reply_problem(httplib::Response& response, const storage::Problem& problem);
+// An error that carries the answer's HTTP status and Hub error code (storage/storage_errors.h);
+// an error without a status is the server's own failure (500).
+void reply_error(httplib::Response& response, const util::Error& error);
 
 // The access-log form of a request target: the path only, since query strings may carry
 // credentials; tokens never appear because headers are never logged.

@@ -53,9 +53,9 @@ void HubService::delete_repo(const httplib::Request& request, httplib::Response&
   // Reads as missing to whoever cannot read it; readers who are not members get 403.
   if (!authorize(request, response, repo, Access::write)) return;
   auto removed = store_.delete_repo(repo);
-  if (!removed.ok()) return reply_problem(response, removed.problem);
+  if (!removed.ok()) return reply_error(response, removed.error());
   // Objects no repository owns any more left the store: nobody is charged for them now.
-  for (const auto& sha256 : *removed.value) {
+  for (const auto& sha256 : *removed) {
     if (auto s = usage_.discharge(sha256); !s) return reply_error(response, 500, "", s.error().message);
   }
   reply_json(response, 200, json::object());
@@ -65,7 +65,7 @@ void HubService::delete_branch(const httplib::Request& request, httplib::Respons
   if (!authorize(request, response, target.repo, Access::write)) return;
   std::string branch = decoded_path(target.rest, 1);
   auto deleted = store_.delete_branch(target.repo, branch);
-  if (!deleted.ok()) return reply_problem(response, deleted.problem);
+  if (!deleted.ok()) return reply_error(response, deleted.error());
   reply_json(response, 200, json::object());
 }
 
@@ -76,14 +76,14 @@ void HubService::create_tag(const httplib::Request& request, httplib::Response& 
   auto body = protocol::parse_create_tag(request.body);
   if (!body) return reply_error(response, 400, "", body.error().message);
   auto created = store_.create_tag(target.repo, body->tag, revision);
-  if (!created.ok()) return reply_problem(response, created.problem);
+  if (!created.ok()) return reply_error(response, created.error());
   reply_json(response, 200, json::object());
 }
 
 void HubService::delete_tag(const httplib::Request& request, httplib::Response& response, const RepoRequest& target) {
   if (!authorize(request, response, target.repo, Access::write)) return;
   auto deleted = store_.delete_tag(target.repo, decoded_path(target.rest, 1));
-  if (!deleted.ok()) return reply_problem(response, deleted.problem);
+  if (!deleted.ok()) return reply_error(response, deleted.error());
   reply_json(response, 200, json::object());
 }
 
@@ -110,9 +110,9 @@ void HubService::update_settings(const httplib::Request& request, httplib::Respo
   auto settings = protocol::parse_repo_settings(body);
   if (!settings) return reply_error(response, 400, "", settings.error().message);
   auto updated = store_.update_settings(target.repo, settings->is_private, settings->gated);
-  if (!updated.ok()) return reply_problem(response, updated.problem);
-  json gated = updated.value->gated.empty() ? json(false) : json(updated.value->gated);
-  reply_json(response, 200, {{"private", updated.value->is_private}, {"gated", gated}});
+  if (!updated.ok()) return reply_error(response, updated.error());
+  json gated = updated->gated.empty() ? json(false) : json(updated->gated);
+  reply_json(response, 200, {{"private", updated->is_private}, {"gated", gated}});
 }
 
 }  // namespace kb::hub::server

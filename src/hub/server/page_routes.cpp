@@ -91,10 +91,10 @@ void HubService::index_page(const httplib::Request& request, httplib::Response& 
     web::IndexEntry entry{repo.full(), "", {}};
     if (auto refs = store_.refs(repo); refs.ok()) {
       std::vector<web::RefLink> branches;
-      for (const auto& [name, commit] : refs.value->branches) branches.push_back({name, commit});
+      for (const auto& [name, commit] : refs->branches) branches.push_back({name, commit});
       for (const auto& version : web::split_versions(branches).first) entry.versions.push_back(version.name);
-      if (auto main = refs.value->branches.find("main"); main != refs.value->branches.end()) {
-        if (auto commit = store_.load_commit(repo, main->second); commit.ok()) entry.updated = (*commit.value)->time;
+      if (auto main = refs->branches.find("main"); main != refs->branches.end()) {
+        if (auto commit = store_.load_commit(repo, main->second); commit.ok()) entry.updated = (*commit)->time;
       }
     }
     view.repos.push_back(std::move(entry));
@@ -112,23 +112,23 @@ void HubService::repo_page(const httplib::Request& request, httplib::Response& r
   view.revision = request.has_param("revision") ? request.get_param_value("revision") : "main";
   auto commit_id = protocol::check_revision(view.revision)
                        ? store_.resolve(repo, view.revision)
-                       : storage::Outcome<std::string>(storage::Problem{storage::Failure::revision_not_found, ""});
+                       : util::Result<std::string>(storage::revision_not_found(view.revision));
   if (!commit_id.ok()) {
     return reply_page(request, response, 404,
                       web::render_not_found("Revision `" + view.revision + "` of " + repo.full() + " not found."));
   }
-  view.commit = *commit_id.value;
+  view.commit = *commit_id;
   auto loaded = store_.load_commit(repo, view.commit);
-  if (!loaded.ok()) return reply_page(request, response, 500, web::render_not_found(loaded.problem.message));
-  const storage::Commit& commit = **loaded.value;
+  if (!loaded.ok()) return reply_page(request, response, 500, web::render_not_found(loaded.error().message));
+  const storage::Commit& commit = **loaded;
   view.commit_time = commit.time;
   view.commit_message = commit.message;
 
   if (auto refs = store_.refs(repo); refs.ok()) {
     std::vector<web::RefLink> branches;
-    for (const auto& [name, id] : refs.value->branches) branches.push_back({name, id});
+    for (const auto& [name, id] : refs->branches) branches.push_back({name, id});
     std::tie(view.versions, view.branches) = web::split_versions(branches);
-    for (const auto& [name, id] : refs.value->tags) view.tags.push_back({name, id});
+    for (const auto& [name, id] : refs->tags) view.tags.push_back({name, id});
   }
 
   for (const auto& [path, entry] : commit.tree) view.files.push_back({path, entry.size, entry.sha256});

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "hub/protocol/bulk_format.h"
+#include "hub/protocol/error_codes.h"
 #include "hub/server/http_support.h"
 #include "hub/server/service.h"
 #include "util/hash.h"
@@ -73,19 +74,19 @@ void HubService::capabilities(httplib::Response& response) {
 void HubService::refs(const httplib::Request& request, httplib::Response& response, const RepoRequest& target) {
   if (!authorize(request, response, target.repo, Access::read)) return;
   auto all = store_.refs(target.repo);
-  if (!all.ok()) return reply_problem(response, all.problem);
+  if (!all.ok()) return reply_error(response, all.error());
   json branches = json::array();
-  for (const auto& [name, commit] : all.value->branches) {
+  for (const auto& [name, commit] : all->branches) {
     branches.push_back({{"name", name}, {"ref", "refs/heads/" + name}, {"targetCommit", commit}});
   }
   json tags = json::array();
-  for (const auto& [name, commit] : all.value->tags) {
+  for (const auto& [name, commit] : all->tags) {
     tags.push_back({{"name", name}, {"ref", "refs/tags/" + name}, {"targetCommit", commit}});
   }
   json body = {{"branches", branches}, {"converts", json::array()}, {"tags", tags}};
   if (bool_param(request, "include_prs")) {
     json prs = json::array();
-    for (const auto& [number, commit] : all.value->pull_requests) {
+    for (const auto& [number, commit] : all->pull_requests) {
       prs.push_back({{"name", std::to_string(number)}, {"ref", "refs/pr/" + std::to_string(number)},
                      {"targetCommit", commit}});
     }
@@ -100,18 +101,18 @@ void HubService::revision_info(const httplib::Request& request, httplib::Respons
   if (!authorize(request, response, target.repo, Access::read)) return;
   auto info = store_.repo_info(target.repo);
   auto id = store_.resolve(target.repo, revision);
-  if (!info.ok() || !id.ok()) return reply_problem(response, info.ok() ? id.problem : info.problem);
-  auto commit = store_.load_commit(target.repo, *id.value);
-  if (!commit.ok()) return reply_problem(response, commit.problem);
-  json body = {{"id", target.repo.full()}, {"sha", *id.value}, {"private", info.value->is_private},
-               {"author", target.repo.name_space}, {"lastModified", (*commit.value)->time},
-               {"createdAt", info.value->created},
-               {"gated", info.value->gated.empty() ? json(false) : json(info.value->gated)}, {"disabled", false}};
+  if (!info.ok() || !id.ok()) return reply_error(response, info.ok() ? id.error() : info.error());
+  auto commit = store_.load_commit(target.repo, *id);
+  if (!commit.ok()) return reply_error(response, commit.error());
+  json body = {{"id", target.repo.full()}, {"sha", *id}, {"private", info->is_private},
+               {"author", target.repo.name_space}, {"lastModified", (*commit)->time},
+               {"createdAt", info->created},
+               {"gated", info->gated.empty() ? json(false) : json(info->gated)}, {"disabled", false}};
   if (target.repo.type == "model") {
     // `blobs` (files_metadata=True in huggingface_hub) adds sizes, blob ids and LFS metadata.
     bool blobs = bool_param(request, "blobs");
     json siblings = json::array();
-    for (const auto& [path, entry] : (*commit.value)->tree) {
+    for (const auto& [path, entry] : (*commit)->tree) {
       json sibling = {{"rfilename", path}};
       if (blobs) {
         sibling["size"] = entry.size;
@@ -136,10 +137,10 @@ void HubService::tree(const httplib::Request& request, httplib::Response& respon
   std::string dir = decoded_path(target.rest, path_index);
   while (!dir.empty() && dir.back() == '/') dir.pop_back();
   auto id = store_.resolve(target.repo, revision);
-  if (!id.ok()) return reply_problem(response, id.problem);
-  auto loaded = store_.load_commit(target.repo, *id.value);
-  if (!loaded.ok()) return reply_problem(response, loaded.problem);
-  const storage::Commit& commit = **loaded.value;
+  if (!id.ok()) return reply_error(response, id.error());
+  auto loaded = store_.load_commit(target.repo, *id);
+  if (!loaded.ok()) return reply_error(response, loaded.error());
+  const storage::Commit& commit = **loaded;
   bool recursive = bool_param(request, "recursive");
   bool expand = bool_param(request, "expand");
 
@@ -158,8 +159,8 @@ void HubService::tree(const httplib::Request& request, httplib::Response& respon
     files.emplace_back(it->first, &it->second);
   }
   if (!dir.empty() && files.empty() && directories.empty()) {
-    response.set_header("X-Repo-Commit", *id.value);
-    return reply_error(response, 404, "EntryNotFound", "Path `" + dir + "` not found at revision " + revision);
+    response.set_header("X-Repo-Commit", *id);
+    return reply_error(response, 404, protocol::error_code::kEntryNotFound, "Path `" + dir + "` not found at revision " + revision);
   }
   size_t total = directories.size() + files.size();
   size_t page = expand ? kTreeExpandPageSize : kTreePageSize;
@@ -184,7 +185,7 @@ void HubService::tree(const httplib::Request& request, httplib::Response& respon
   for (const auto& [path, entry] : files) {
     if (index >= start && index < start + page) {
       json e = tree_file_entry(path, *entry, entry->lfs ? store_.xet().file_for_sha256(entry->sha256) : std::nullopt);
-      if (expand) e["lastCommit"] = {{"id", *id.value}, {"title", commit.message}, {"date", commit.time}};
+      if (expand) e["lastCommit"] = {{"id", *id}, {"title", commit.message}, {"date", commit.time}};
       body.push_back(std::move(e));
     }
     ++index;
@@ -203,13 +204,13 @@ void HubService::resolve(const httplib::Request& request, httplib::Response& res
   auto [revision, path_index] = split_revision(target.rest, 1);
   std::string path = decoded_path(target.rest, path_index);
   auto id = store_.resolve(target.repo, revision);
-  if (!id.ok()) return reply_problem(response, id.problem);
-  auto loaded = store_.load_commit(target.repo, *id.value);
-  if (!loaded.ok()) return reply_problem(response, loaded.problem);
-  response.set_header("X-Repo-Commit", *id.value);
-  auto it = (*loaded.value)->tree.find(path);
-  if (it == (*loaded.value)->tree.end()) {
-    return reply_error(response, 404, "EntryNotFound", "Entry not found: " + path);
+  if (!id.ok()) return reply_error(response, id.error());
+  auto loaded = store_.load_commit(target.repo, *id);
+  if (!loaded.ok()) return reply_error(response, loaded.error());
+  response.set_header("X-Repo-Commit", *id);
+  auto it = (*loaded)->tree.find(path);
+  if (it == (*loaded)->tree.end()) {
+    return reply_error(response, 404, protocol::error_code::kEntryNotFound, "Entry not found: " + path);
   }
   const storage::TreeEntry& entry = it->second;
   std::string etag = "\"" + etag_of(entry) + "\"";
@@ -217,7 +218,7 @@ void HubService::resolve(const httplib::Request& request, httplib::Response& res
   response.set_header("X-Linked-Etag", etag);
   response.set_header("X-Linked-Size", std::to_string(entry.size));
   response.set_header("Accept-Ranges", "bytes");
-  xet_resolve_headers(request, response, target, *id.value, entry);
+  xet_resolve_headers(request, response, target, *id, entry);
   // A file uploaded through Xet is stored as xorbs only: served by reconstruction.
   if (!store_.objects().contains(entry.sha256)) return serve_xet_content(response, path, entry);
   auto file = std::make_shared<OpenFile>(store_.objects().path_of(entry.sha256));
@@ -245,11 +246,11 @@ void HubService::bulk(const httplib::Request& request, httplib::Response& respon
   std::string dir = decoded_path(target.rest, path_index);
   while (!dir.empty() && dir.back() == '/') dir.pop_back();
   auto id = store_.resolve(target.repo, revision);
-  if (!id.ok()) return reply_problem(response, id.problem);
-  auto loaded = store_.load_commit(target.repo, *id.value);
-  if (!loaded.ok()) return reply_problem(response, loaded.problem);
-  response.set_header("X-Repo-Commit", *id.value);
-  auto commit = *loaded.value;
+  if (!id.ok()) return reply_error(response, id.error());
+  auto loaded = store_.load_commit(target.repo, *id);
+  if (!loaded.ok()) return reply_error(response, loaded.error());
+  response.set_header("X-Repo-Commit", *id);
+  auto commit = *loaded;
   std::vector<BulkEntry> entries;
   std::string prefix = dir.empty() ? "" : dir + "/";
   for (auto it = commit->tree.lower_bound(prefix); it != commit->tree.end() && it->first.rfind(prefix, 0) == 0; ++it) {
@@ -266,7 +267,7 @@ void HubService::bulk(const httplib::Request& request, httplib::Response& respon
       };
     }
   }
-  if (entries.empty()) return reply_error(response, 404, "EntryNotFound", "Path `" + dir + "` not found");
+  if (entries.empty()) return reply_error(response, 404, protocol::error_code::kEntryNotFound, "Path `" + dir + "` not found");
   response.status = 200;
   response.set_chunked_content_provider(kBulkContentType, [entries](size_t, httplib::DataSink& sink) {
     bool ok = write_bulk_stream(entries, [&sink](const char* data, size_t size) { return sink.write(data, size); });

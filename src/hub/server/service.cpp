@@ -3,6 +3,7 @@
 
 #include <random>
 
+#include "hub/protocol/error_codes.h"
 #include "hub/server/http_support.h"
 #include "util/hash.h"
 
@@ -69,7 +70,7 @@ bool HubService::caller_of(const httplib::Request& request, httplib::Response& r
 bool HubService::can_read(const std::optional<storage::User>& caller, const storage::RepoId& repo) {
   auto info = store_.repo_info(repo);
   if (!info.ok()) return false;
-  return !info.value->is_private || (caller && storage::Accounts::is_member(*caller, repo.name_space));
+  return !info->is_private || (caller && storage::Accounts::is_member(*caller, repo.name_space));
 }
 
 bool HubService::authorize(const httplib::Request& request, httplib::Response& response,
@@ -79,13 +80,13 @@ bool HubService::authorize(const httplib::Request& request, httplib::Response& r
   bool member = caller && storage::Accounts::is_member(*caller, repo.name_space);
   // Private repos are indistinguishable from missing ones to outsiders.
   if (!can_read(caller, repo)) {
-    reply_error(response, caller ? 404 : 401, "RepoNotFound", "Repository not found");
+    reply_error(response, caller ? 404 : 401, protocol::error_code::kRepoNotFound, "Repository not found");
     return false;
   }
   if (access == Access::download && !member) {
     auto info = store_.repo_info(repo);
-    if (info.ok() && !info.value->gated.empty()) {
-      reply_error(response, caller ? 403 : 401, "GatedRepo",
+    if (info.ok() && !info->gated.empty()) {
+      reply_error(response, caller ? 403 : 401, protocol::error_code::kGatedRepo,
                   "Access to `" + repo.full() + "` is restricted to members of `" + repo.name_space + "` (gated repository)");
       return false;
     }

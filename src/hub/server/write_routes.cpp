@@ -63,11 +63,11 @@ void HubService::create_repo(const httplib::Request& request, httplib::Response&
   }
   auto created = store_.create_repo(repo, body->is_private);
   if (!created.ok()) {
-    if (created.problem.failure == storage::Failure::conflict) {
-      response.set_header("X-Error-Message", created.problem.message);
-      return reply_json(response, 409, {{"error", created.problem.message}, {"url", url}});
+    if (created.error().status == 409) {  // exists: the Hub answers with its URL too
+      response.set_header("X-Error-Message", created.error().message);
+      return reply_json(response, 409, {{"error", created.error().message}, {"url", url}});
     }
-    return reply_problem(response, created.problem);
+    return reply_error(response, created.error());
   }
   reply_json(response, 200, {{"url", url}, {"name", repo.full()}, {"id", repo.full()}});
 }
@@ -83,7 +83,7 @@ void HubService::create_branch(const httplib::Request& request, httplib::Respons
     return reply_error(response, 400, "", "startingPoint: " + valid.error().message);
   }
   auto created = store_.create_branch(target.repo, branch, start);
-  if (!created.ok()) return reply_problem(response, created.problem);
+  if (!created.ok()) return reply_error(response, created.error());
   reply_json(response, 200, json::object());
 }
 
@@ -96,9 +96,9 @@ void HubService::preupload(const httplib::Request& request, httplib::Response& r
   if (!files) return reply_invalid(response, files.error());
   std::shared_ptr<const storage::Commit> head;
   if (auto id = store_.resolve(target.repo, revision); id.ok()) {
-    if (auto loaded = store_.load_commit(target.repo, *id.value); loaded.ok()) head = *loaded.value;
+    if (auto loaded = store_.load_commit(target.repo, *id); loaded.ok()) head = *loaded;
   } else {
-    return reply_problem(response, id.problem);
+    return reply_error(response, id.error());
   }
   json out = json::array();
   for (const auto& file : *files) {
@@ -311,7 +311,7 @@ void HubService::commit(const httplib::Request& request, httplib::Response& resp
   commit_request.message =
       payload->description.empty() ? payload->summary : payload->summary + "\n\n" + payload->description;
   auto result = store_.commit(target.repo, commit_request);
-  if (!result.ok()) return reply_problem(response, result.problem);
+  if (!result.ok()) return reply_error(response, result.error());
   for (const auto& [sha256, size] : charges) {
     if (auto charged = usage_.charge(caller->name, sha256, size); !charged) {
       return reply_error(response, 500, "", charged.error().message);
@@ -319,9 +319,9 @@ void HubService::commit(const httplib::Request& request, httplib::Response& resp
   }
   std::string repo_url = public_url_ + web_prefix(target.repo) + target.repo.full();
   json pr_url = nullptr;
-  if (result.value->pull_request) pr_url = repo_url + "/discussions/" + std::to_string(*result.value->pull_request);
-  reply_json(response, 200, {{"success", true}, {"commitOid", result.value->commit},
-                             {"commitUrl", repo_url + "/commit/" + result.value->commit},
+  if (result->pull_request) pr_url = repo_url + "/discussions/" + std::to_string(*result->pull_request);
+  reply_json(response, 200, {{"success", true}, {"commitOid", result->commit},
+                             {"commitUrl", repo_url + "/commit/" + result->commit},
                              {"pullRequestUrl", pr_url}});
 }
 

@@ -96,7 +96,7 @@ void HubService::xet_token(const httplib::Request& request, httplib::Response& r
     if (auto valid = protocol::check_revision(revision); !valid) return reply_error(response, 400, "", valid.error().message);
     // Reading needs the revision to exist; writing may create a branch through its commit.
     if (scope == XetScope::read) {
-      if (auto id = store_.resolve(target.repo, revision); !id.ok()) return reply_problem(response, id.problem);
+      if (auto id = store_.resolve(target.repo, revision); !id.ok()) return reply_error(response, id.error());
     }
   }
   const XetCredentials* credentials = xet_credentials(response);
@@ -130,7 +130,7 @@ std::optional<XetGrant> HubService::xet_grant(const httplib::Request& request, h
   auto caller = grant_caller(*grant);
   bool member = caller && storage::Accounts::is_member(*caller, grant->repo.name_space);
   auto info = store_.repo_info(grant->repo);
-  if (!can_read(caller, grant->repo) || (!member && info.ok() && !info.value->gated.empty())) {
+  if (!can_read(caller, grant->repo) || (!member && info.ok() && !info->gated.empty())) {
     reply_error(response, 401, "", "Xet access token for a repository whose files it may no longer read");
     return std::nullopt;
   }

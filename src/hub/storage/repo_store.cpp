@@ -12,6 +12,7 @@
 
 #include "hub/protocol/names.h"
 #include "hub/storage/revisions.h"
+#include "hub/storage/storage_errors.h"
 #include "util/fs.h"
 
 namespace kb::hub::storage {
@@ -30,8 +31,6 @@ constexpr const char* kGitAttributes =
     "*.bin filter=lfs diff=lfs merge=lfs -text\n"
     "*.safetensors filter=lfs diff=lfs merge=lfs -text\n"
     "*.metallib filter=lfs diff=lfs merge=lfs -text\n";
-
-Problem problem(Failure failure, std::string message) { return Problem{failure, std::move(message)}; }
 
 // A file at `path` in `tree` clashes with a file at one of its parent folders, or with files
 // below a folder of the same name. Returns the message, or nullopt.
@@ -119,12 +118,12 @@ std::shared_ptr<std::mutex> RepoStore::repo_mutex(const std::string& key) {
   return slot;
 }
 
-Outcome<Refs> RepoStore::read_refs(const fs::path& dir) {
+util::Result<Refs> RepoStore::read_refs(const fs::path& dir) {
   auto text = util::read_file(dir / "refs.json");
-  if (!text) return problem(Failure::repo_not_found, "Repository not found");
+  if (!text) return repo_not_found();
   json doc = json::parse(*text, nullptr, false);
   if (doc.is_discarded() || doc.value("format_version", 0) != kRefsFormatVersion) {
-    return problem(Failure::io, "Corrupt refs file");
+    return storage_failure("Corrupt refs file");
   }
   Refs refs;
   for (const auto& [name, commit] : doc.at("branches").items()) refs.branches[name] = commit.get<std::string>();
@@ -155,14 +154,14 @@ util::Status RepoStore::write_repo_record(const fs::path& dir, const RepoInfo& i
   return util::write_file_atomic(dir / "repo.json", record.dump(2));
 }
 
-Outcome<RepoInfo> RepoStore::repo_info(const RepoId& repo) const {
+util::Result<RepoInfo> RepoStore::repo_info(const RepoId& repo) const {
   if (!valid_name(repo.name_space) || !valid_name(repo.name)) {
-    return problem(Failure::repo_not_found, "Repository not found");
+    return repo_not_found();
   }
   auto text = util::read_file(repo_dir(repo) / "repo.json");
-  if (!text) return problem(Failure::repo_not_found, "Repository not found");
+  if (!text) return repo_not_found();
   json doc = json::parse(*text, nullptr, false);
-  if (doc.is_discarded()) return problem(Failure::io, "Corrupt repository record");
+  if (doc.is_discarded()) return storage_failure("Corrupt repository record");
   RepoInfo info;
   info.is_private = doc.value("private", false);
   info.created = doc.value("created", "");
@@ -170,7 +169,7 @@ Outcome<RepoInfo> RepoStore::repo_info(const RepoId& repo) const {
   return info;
 }
 
-Outcome<std::string> RepoStore::write_commit(const RepoId& repo, const Commit& commit) {
+util::Result<std::string> RepoStore::write_commit(const RepoId& repo, const Commit& commit) {
   std::string bytes = serialize_commit(commit);
   std::string id = commit_id(bytes);
   fs::path path = repo_dir(repo) / "commits" / id;
@@ -178,70 +177,70 @@ Outcome<std::string> RepoStore::write_commit(const RepoId& repo, const Commit& c
   if (!fs::exists(path, ec)) {
     fs::create_directories(path.parent_path(), ec);
     auto written = util::write_file_atomic(path, bytes);
-    if (!written) return problem(Failure::io, written.error().message);
+    if (!written) return storage_failure(written.error().message);
   }
   return id;
 }
 
-Outcome<RepoInfo> RepoStore::create_repo(const RepoId& repo, bool is_private) {
-  if (auto s = protocol::check_repo_id(repo.full()); !s) return problem(Failure::invalid, s.error().message);
+util::Result<RepoInfo> RepoStore::create_repo(const RepoId& repo, bool is_private) {
+  if (auto s = protocol::check_repo_id(repo.full()); !s) return invalid_request(s.error().message);
   fs::path dir = repo_dir(repo);
   std::error_code ec;
   fs::create_directories(dir, ec);
-  if (ec) return problem(Failure::io, "Cannot create repository directory: " + ec.message());
+  if (ec) return storage_failure("Cannot create repository directory: " + ec.message());
   WriteLock lock(repo_mutex(dir.string()), dir / "lock");
-  if (fs::exists(dir / "repo.json", ec)) return problem(Failure::conflict, "You already created this repo");
+  if (fs::exists(dir / "repo.json", ec)) return conflict("You already created this repo");
   auto blob = objects_.put_bytes(kGitAttributes);
-  if (!blob) return problem(Failure::io, blob.error().message);
+  if (!blob) return storage_failure(blob.error().message);
   Commit initial;
   initial.message = "initial commit";
   initial.time = now_iso8601();
   initial.tree[".gitattributes"] = TreeEntry{blob->git_oid, blob->sha256, blob->size, false};
   auto id = write_commit(repo, initial);
-  if (!id.ok()) return id.problem;
+  if (!id.ok()) return id.error();
   Refs refs;
-  refs.branches["main"] = *id.value;
-  if (auto s = write_refs(dir, refs); !s) return problem(Failure::io, s.error().message);
-  if (auto s = ownership_.add(key(repo), {blob->sha256}); !s) return problem(Failure::io, s.error().message);
+  refs.branches["main"] = *id;
+  if (auto s = write_refs(dir, refs); !s) return storage_failure(s.error().message);
+  if (auto s = ownership_.add(key(repo), {blob->sha256}); !s) return storage_failure(s.error().message);
   RepoInfo info{is_private, initial.time, ""};
   // Written last: a crash before this point leaves no visible repo, and a retry succeeds.
-  if (auto s = write_repo_record(dir, info); !s) return problem(Failure::io, s.error().message);
+  if (auto s = write_repo_record(dir, info); !s) return storage_failure(s.error().message);
   return info;
 }
 
-Outcome<Refs> RepoStore::refs(const RepoId& repo) const {
+util::Result<Refs> RepoStore::refs(const RepoId& repo) const {
   auto info = repo_info(repo);
-  if (!info.ok()) return info.problem;
+  if (!info.ok()) return info.error();
   return read_refs(repo_dir(repo));
 }
 
-Outcome<std::string> RepoStore::resolve(const RepoId& repo, const std::string& revision) const {
+util::Result<std::string> RepoStore::resolve(const RepoId& repo, const std::string& revision) const {
   auto all = refs(repo);
-  if (!all.ok()) return all.problem;
+  if (!all.ok()) return all.error();
   if (auto number = pr_number(revision)) {
-    auto it = all.value->pull_requests.find(*number);
-    if (it != all.value->pull_requests.end()) return it->second;
+    auto it = all->pull_requests.find(*number);
+    if (it != all->pull_requests.end()) return it->second;
   } else {
-    auto it = all.value->branches.find(branch_name(revision));
-    if (it != all.value->branches.end()) return it->second;
-    if (auto t = all.value->tags.find(tag_name(revision)); t != all.value->tags.end()) return t->second;
+    auto it = all->branches.find(branch_name(revision));
+    if (it != all->branches.end()) return it->second;
+    if (auto t = all->tags.find(tag_name(revision)); t != all->tags.end()) return t->second;
     std::error_code ec;
     if (is_commit_id(revision) && fs::exists(repo_dir(repo) / "commits" / revision, ec)) return revision;
   }
-  return problem(Failure::revision_not_found, "Invalid rev id: " + revision);
+  return revision_not_found("Invalid rev id: " + revision);
 }
 
-Outcome<std::shared_ptr<const Commit>> RepoStore::load_commit(const RepoId& repo, const std::string& id) const {
+util::Result<std::shared_ptr<const Commit>> RepoStore::load_commit(const RepoId& repo, const std::string& id) const {
   std::string key = repo_dir(repo).string() + "#" + id;
   {
     std::lock_guard<std::mutex> guard(cache_guard_);
     if (auto it = commit_cache_.find(key); it != commit_cache_.end()) return it->second;
   }
   auto bytes = util::read_file(repo_dir(repo) / "commits" / id);
-  if (!bytes) return problem(Failure::revision_not_found, "Invalid rev id: " + id);
-  if (commit_id(*bytes) != id) return problem(Failure::io, "Commit " + id + " is corrupt");
+  if (!bytes) return revision_not_found("Invalid rev id: " + id);
+  if (commit_id(*bytes) != id) return storage_failure("Commit " + id + " is corrupt");
   auto parsed = parse_commit(*bytes);
-  if (!parsed) return problem(Failure::io, parsed.error().message);
+  if (!parsed) return storage_failure(parsed.error().message);
   auto commit = std::make_shared<const Commit>(std::move(*parsed));
   std::lock_guard<std::mutex> guard(cache_guard_);
   // Commits are immutable, so caching never serves stale data; the bound keeps memory flat.
@@ -250,60 +249,60 @@ Outcome<std::shared_ptr<const Commit>> RepoStore::load_commit(const RepoId& repo
   return commit;
 }
 
-Outcome<std::string> RepoStore::create_branch(const RepoId& repo, const std::string& branch,
+util::Result<std::string> RepoStore::create_branch(const RepoId& repo, const std::string& branch,
                                               const std::string& starting_point) {
   auto info = repo_info(repo);
-  if (!info.ok()) return info.problem;
-  if (auto s = protocol::check_ref_name(branch); !s) return problem(Failure::invalid, s.error().message);
+  if (!info.ok()) return info.error();
+  if (auto s = protocol::check_ref_name(branch); !s) return invalid_request(s.error().message);
   fs::path dir = repo_dir(repo);
   WriteLock lock(repo_mutex(dir.string()), dir / "lock");
   auto current = read_refs(dir);
-  if (!current.ok()) return current.problem;
-  if (current.value->branches.count(branch)) return problem(Failure::conflict, "Reference already exists");
+  if (!current.ok()) return current.error();
+  if (current->branches.count(branch)) return conflict("Reference already exists");
   // Branch names form a folder tree (git stores refs as files): `v1` and `v1/x` cannot both exist.
-  for (const auto& [existing, commit] : current.value->branches) {
+  for (const auto& [existing, commit] : current->branches) {
     if (branch.rfind(existing + "/", 0) == 0 || existing.rfind(branch + "/", 0) == 0) {
-      return problem(Failure::conflict, "Branch `" + branch + "` conflicts with existing branch `" + existing + "`");
+      return conflict("Branch `" + branch + "` conflicts with existing branch `" + existing + "`");
     }
   }
   auto start = resolve(repo, starting_point);
-  if (!start.ok()) return start.problem;
-  current.value->branches[branch] = *start.value;
-  if (auto s = write_refs(dir, *current.value); !s) return problem(Failure::io, s.error().message);
-  return *start.value;
+  if (!start.ok()) return start.error();
+  current->branches[branch] = *start;
+  if (auto s = write_refs(dir, *current); !s) return storage_failure(s.error().message);
+  return *start;
 }
 
-Outcome<CommitResult> RepoStore::commit(const RepoId& repo, const CommitRequest& request) {
+util::Result<CommitResult> RepoStore::commit(const RepoId& repo, const CommitRequest& request) {
   auto info = repo_info(repo);
-  if (!info.ok()) return info.problem;
+  if (!info.ok()) return info.error();
   fs::path dir = repo_dir(repo);
   WriteLock lock(repo_mutex(dir.string()), dir / "lock");
-  if (!lock.ok()) return problem(Failure::io, "Cannot lock repository");
+  if (!lock.ok()) return storage_failure("Cannot lock repository");
   auto current = read_refs(dir);
-  if (!current.ok()) return current.problem;
+  if (!current.ok()) return current.error();
   std::optional<int> target_pr = pr_number(request.revision);
   std::string head;
   if (target_pr) {
-    auto it = current.value->pull_requests.find(*target_pr);
-    if (it == current.value->pull_requests.end()) {
-      return problem(Failure::revision_not_found, "Invalid rev id: " + request.revision);
+    auto it = current->pull_requests.find(*target_pr);
+    if (it == current->pull_requests.end()) {
+      return revision_not_found("Invalid rev id: " + request.revision);
     }
     head = it->second;
   } else {
-    auto it = current.value->branches.find(branch_name(request.revision));
-    if (it == current.value->branches.end()) {
-      return problem(Failure::revision_not_found, "Invalid rev id: " + request.revision);
+    auto it = current->branches.find(branch_name(request.revision));
+    if (it == current->branches.end()) {
+      return revision_not_found("Invalid rev id: " + request.revision);
     }
     head = it->second;
   }
   if (request.parent_commit && !request.parent_commit->empty() && *request.parent_commit != head) {
-    return problem(Failure::stale_parent, "A commit has happened since. Please refresh and try again.");
+    return stale_parent("A commit has happened since. Please refresh and try again.");
   }
   auto base = load_commit(repo, head);
-  if (!base.ok()) return base.problem;
+  if (!base.ok()) return base.error();
   Commit next;
   next.parent = head;
-  next.tree = (*base.value)->tree;
+  next.tree = (*base)->tree;
   next.message = request.message;
   next.time = now_iso8601();
   next.author = request.author;
@@ -312,7 +311,7 @@ Outcome<CommitResult> RepoStore::commit(const RepoId& repo, const CommitRequest&
       next.tree[op.path] = op.entry;
     } else if (op.kind == OperationKind::delete_file) {
       if (next.tree.erase(op.path) == 0) {
-        return problem(Failure::entry_not_found, "File not found: " + op.path);
+        return entry_not_found("File not found: " + op.path);
       }
     } else {
       std::string prefix = op.path;
@@ -320,136 +319,136 @@ Outcome<CommitResult> RepoStore::commit(const RepoId& repo, const CommitRequest&
       auto first = next.tree.lower_bound(prefix);
       auto last = first;
       while (last != next.tree.end() && last->first.rfind(prefix, 0) == 0) ++last;
-      if (first == last) return problem(Failure::entry_not_found, "Folder not found: " + op.path);
+      if (first == last) return entry_not_found("Folder not found: " + op.path);
       next.tree.erase(first, last);
     }
   }
   std::vector<std::string> added;
   for (const auto& op : request.operations) {
     if (op.kind != OperationKind::add) continue;
-    if (auto clash = folder_clash(next.tree, op.path)) return problem(Failure::invalid, *clash);
+    if (auto clash = folder_clash(next.tree, op.path)) return invalid_request(*clash);
     added.push_back(op.entry.sha256);
   }
   // Owned before the ref switch: a crash in between leaves a superset, never a commit whose
   // objects its repository does not own.
   {
     auto guard = object_guard();
-    if (auto s = ownership_.add(key(repo), added); !s) return problem(Failure::io, s.error().message);
+    if (auto s = ownership_.add(key(repo), added); !s) return storage_failure(s.error().message);
     // An object whose last owner was deleted in the meantime is gone: refuse, never reference it.
     for (const auto& sha : added) {
       if (!objects_.contains(sha) && !xet_.file_for_sha256(sha)) {
-        return problem(Failure::invalid, "Object " + sha + " is no longer stored");
+        return invalid_request("Object " + sha + " is no longer stored");
       }
     }
   }
   auto id = write_commit(repo, next);
-  if (!id.ok()) return id.problem;
-  CommitResult result{*id.value, std::nullopt};
+  if (!id.ok()) return id.error();
+  CommitResult result{*id, std::nullopt};
   if (request.create_pr) {
     auto all = read_discussions(dir);
-    if (!all.ok()) return all.problem;
-    int number = next_number(*current.value, *all.value);
+    if (!all.ok()) return all.error();
+    int number = next_number(*current, *all);
     // The record first: a crash before the ref switch leaves a pull request without a ref,
     // which reads as one that never got its commit (GET of refs/pr/<n> is 404).
     std::string summary = request.message.substr(0, request.message.find('\n'));
     std::string description =
         summary.size() < request.message.size() ? request.message.substr(std::min(request.message.size(), summary.size() + 2)) : "";
-    (*all.value)[number] = Discussion{number, true, request.author, summary, description, "open", next.time,
+    (*all)[number] = Discussion{number, true, request.author, summary, description, "open", next.time,
                                       branch_name(request.revision)};
-    if (auto s = write_discussions(dir, *all.value); !s) return problem(Failure::io, s.error().message);
-    current.value->pull_requests[number] = *id.value;
+    if (auto s = write_discussions(dir, *all); !s) return storage_failure(s.error().message);
+    current->pull_requests[number] = *id;
     result.pull_request = number;
   } else if (target_pr) {
-    current.value->pull_requests[*target_pr] = *id.value;
+    current->pull_requests[*target_pr] = *id;
   } else {
-    current.value->branches[branch_name(request.revision)] = *id.value;
+    current->branches[branch_name(request.revision)] = *id;
   }
   // The ref switch is the single atomic step that publishes the commit.
-  if (auto s = write_refs(dir, *current.value); !s) return problem(Failure::io, s.error().message);
+  if (auto s = write_refs(dir, *current); !s) return storage_failure(s.error().message);
   return result;
 }
 
 // ---- Administration: branches, tags, settings, deletion, history, discussions.
 
-Outcome<std::string> RepoStore::delete_branch(const RepoId& repo, const std::string& branch) {
+util::Result<std::string> RepoStore::delete_branch(const RepoId& repo, const std::string& branch) {
   auto info = repo_info(repo);
-  if (!info.ok()) return info.problem;
+  if (!info.ok()) return info.error();
   std::string name = branch_name(branch);
-  if (name == "main") return problem(Failure::forbidden, "Cannot delete the default branch `main`");
+  if (name == "main") return forbidden("Cannot delete the default branch `main`");
   fs::path dir = repo_dir(repo);
   WriteLock lock(repo_mutex(dir.string()), dir / "lock");
   auto current = read_refs(dir);
-  if (!current.ok()) return current.problem;
-  auto it = current.value->branches.find(name);
-  if (it == current.value->branches.end()) return problem(Failure::revision_not_found, "Invalid rev id: " + branch);
+  if (!current.ok()) return current.error();
+  auto it = current->branches.find(name);
+  if (it == current->branches.end()) return revision_not_found("Invalid rev id: " + branch);
   std::string head = it->second;
-  current.value->branches.erase(it);
-  if (auto s = write_refs(dir, *current.value); !s) return problem(Failure::io, s.error().message);
+  current->branches.erase(it);
+  if (auto s = write_refs(dir, *current); !s) return storage_failure(s.error().message);
   return head;
 }
 
-Outcome<std::string> RepoStore::create_tag(const RepoId& repo, const std::string& tag, const std::string& revision) {
+util::Result<std::string> RepoStore::create_tag(const RepoId& repo, const std::string& tag, const std::string& revision) {
   auto info = repo_info(repo);
-  if (!info.ok()) return info.problem;
+  if (!info.ok()) return info.error();
   std::string name = tag_name(tag);
-  if (auto s = protocol::check_ref_name(name); !s) return problem(Failure::invalid, s.error().message);
+  if (auto s = protocol::check_ref_name(name); !s) return invalid_request(s.error().message);
   fs::path dir = repo_dir(repo);
   WriteLock lock(repo_mutex(dir.string()), dir / "lock");
   auto current = read_refs(dir);
-  if (!current.ok()) return current.problem;
-  if (current.value->tags.count(name)) return problem(Failure::conflict, "Tag `" + name + "` already exists");
+  if (!current.ok()) return current.error();
+  if (current->tags.count(name)) return conflict("Tag `" + name + "` already exists");
   auto target = resolve(repo, revision);
-  if (!target.ok()) return target.problem;
-  current.value->tags[name] = *target.value;
-  if (auto s = write_refs(dir, *current.value); !s) return problem(Failure::io, s.error().message);
-  return *target.value;
+  if (!target.ok()) return target.error();
+  current->tags[name] = *target;
+  if (auto s = write_refs(dir, *current); !s) return storage_failure(s.error().message);
+  return *target;
 }
 
-Outcome<std::string> RepoStore::delete_tag(const RepoId& repo, const std::string& tag) {
+util::Result<std::string> RepoStore::delete_tag(const RepoId& repo, const std::string& tag) {
   auto info = repo_info(repo);
-  if (!info.ok()) return info.problem;
+  if (!info.ok()) return info.error();
   fs::path dir = repo_dir(repo);
   WriteLock lock(repo_mutex(dir.string()), dir / "lock");
   auto current = read_refs(dir);
-  if (!current.ok()) return current.problem;
-  auto it = current.value->tags.find(tag_name(tag));
-  if (it == current.value->tags.end()) return problem(Failure::revision_not_found, "Invalid rev id: " + tag);
+  if (!current.ok()) return current.error();
+  auto it = current->tags.find(tag_name(tag));
+  if (it == current->tags.end()) return revision_not_found("Invalid rev id: " + tag);
   std::string target = it->second;
-  current.value->tags.erase(it);
-  if (auto s = write_refs(dir, *current.value); !s) return problem(Failure::io, s.error().message);
+  current->tags.erase(it);
+  if (auto s = write_refs(dir, *current); !s) return storage_failure(s.error().message);
   return target;
 }
 
-Outcome<RepoInfo> RepoStore::update_settings(const RepoId& repo, std::optional<bool> is_private,
+util::Result<RepoInfo> RepoStore::update_settings(const RepoId& repo, std::optional<bool> is_private,
                                              std::optional<std::string> gated) {
   if (gated && !gated->empty() && *gated != "auto" && *gated != "manual") {
-    return problem(Failure::invalid, "gated: expected \"auto\", \"manual\" or false");
+    return invalid_request("gated: expected \"auto\", \"manual\" or false");
   }
   auto before = repo_info(repo);
-  if (!before.ok()) return before.problem;
+  if (!before.ok()) return before.error();
   fs::path dir = repo_dir(repo);
   WriteLock lock(repo_mutex(dir.string()), dir / "lock");
   auto info = repo_info(repo);  // again, under the lock
-  if (!info.ok()) return info.problem;
-  if (is_private) info.value->is_private = *is_private;
-  if (gated) info.value->gated = *gated;
-  if (auto s = write_repo_record(dir, *info.value); !s) return problem(Failure::io, s.error().message);
-  return *info.value;
+  if (!info.ok()) return info.error();
+  if (is_private) info->is_private = *is_private;
+  if (gated) info->gated = *gated;
+  if (auto s = write_repo_record(dir, *info); !s) return storage_failure(s.error().message);
+  return *info;
 }
 
-Outcome<std::vector<std::string>> RepoStore::delete_repo(const RepoId& repo) {
+util::Result<std::vector<std::string>> RepoStore::delete_repo(const RepoId& repo) {
   auto info = repo_info(repo);
-  if (!info.ok()) return info.problem;
+  if (!info.ok()) return info.error();
   fs::path dir = repo_dir(repo);
   fs::path trash = root_ / "tmp" / ("deleted-" + commit_id(key(repo) + now_iso8601()));
   {
     WriteLock lock(repo_mutex(dir.string()), dir / "lock");
-    if (!fs::exists(dir / "repo.json")) return problem(Failure::repo_not_found, "Repository not found");
+    if (!fs::exists(dir / "repo.json")) return repo_not_found();
     std::error_code ec;
     fs::create_directories(trash.parent_path(), ec);
     // One rename makes the repository disappear at once; the rest is clean-up.
     fs::rename(dir, trash, ec);
-    if (ec) return problem(Failure::io, "Cannot delete repository: " + ec.message());
+    if (ec) return storage_failure("Cannot delete repository: " + ec.message());
   }
   std::error_code ec;
   fs::remove_all(trash, ec);
@@ -462,35 +461,35 @@ Outcome<std::vector<std::string>> RepoStore::delete_repo(const RepoId& repo) {
   // Bodies kept elsewhere (Xet storage) are not the object store's to remove.
   for (const auto& sha : ownership_.remove_repo(key(repo))) {
     if (!objects_.contains(sha)) continue;
-    if (auto s = objects_.remove(sha); !s) return problem(Failure::io, s.error().message);
+    if (auto s = objects_.remove(sha); !s) return storage_failure(s.error().message);
     removed.push_back(sha);
   }
   return removed;
 }
 
-Outcome<std::pair<std::vector<HistoryEntry>, bool>> RepoStore::history(const RepoId& repo, const std::string& revision,
+util::Result<std::pair<std::vector<HistoryEntry>, bool>> RepoStore::history(const RepoId& repo, const std::string& revision,
                                                                        size_t skip, size_t limit) const {
   auto head = resolve(repo, revision);
-  if (!head.ok()) return head.problem;
+  if (!head.ok()) return head.error();
   std::vector<HistoryEntry> page;
-  std::string id = *head.value;
+  std::string id = *head;
   for (size_t index = 0; !id.empty(); ++index) {
     if (index >= skip + limit) return std::make_pair(std::move(page), true);
     auto commit = load_commit(repo, id);
-    if (!commit.ok()) return commit.problem;
-    if (index >= skip) page.push_back(HistoryEntry{id, *commit.value});
-    id = (*commit.value)->parent;
+    if (!commit.ok()) return commit.error();
+    if (index >= skip) page.push_back(HistoryEntry{id, *commit});
+    id = (*commit)->parent;
   }
   return std::make_pair(std::move(page), false);
 }
 
-Outcome<std::map<int, Discussion>> RepoStore::read_discussions(const fs::path& dir) {
+util::Result<std::map<int, Discussion>> RepoStore::read_discussions(const fs::path& dir) {
   std::map<int, Discussion> all;
   auto text = util::read_file(dir / "discussions.json");
   if (!text) return all;  // none yet
   json doc = json::parse(*text, nullptr, false);
   if (doc.is_discarded() || doc.value("format_version", 0) != 1 || !doc.contains("discussions")) {
-    return problem(Failure::io, "Corrupt discussions file");
+    return storage_failure("Corrupt discussions file");
   }
   for (const auto& [number, d] : doc.at("discussions").items()) {
     Discussion entry;
@@ -525,50 +524,50 @@ int RepoStore::next_number(const Refs& refs, const std::map<int, Discussion>& al
   return last + 1;
 }
 
-Outcome<std::vector<Discussion>> RepoStore::discussions(const RepoId& repo) const {
+util::Result<std::vector<Discussion>> RepoStore::discussions(const RepoId& repo) const {
   auto info = repo_info(repo);
-  if (!info.ok()) return info.problem;
+  if (!info.ok()) return info.error();
   auto all = read_discussions(repo_dir(repo));
-  if (!all.ok()) return all.problem;
+  if (!all.ok()) return all.error();
   std::vector<Discussion> out;
-  for (auto it = all.value->rbegin(); it != all.value->rend(); ++it) out.push_back(it->second);
+  for (auto it = all->rbegin(); it != all->rend(); ++it) out.push_back(it->second);
   return out;
 }
 
-Outcome<Discussion> RepoStore::discussion(const RepoId& repo, int num) const {
+util::Result<Discussion> RepoStore::discussion(const RepoId& repo, int num) const {
   auto info = repo_info(repo);
-  if (!info.ok()) return info.problem;
+  if (!info.ok()) return info.error();
   auto all = read_discussions(repo_dir(repo));
-  if (!all.ok()) return all.problem;
-  auto it = all.value->find(num);
-  if (it == all.value->end()) return problem(Failure::discussion_not_found, "Discussion #" + std::to_string(num) + " not found");
+  if (!all.ok()) return all.error();
+  auto it = all->find(num);
+  if (it == all->end()) return discussion_not_found("Discussion #" + std::to_string(num) + " not found");
   return it->second;
 }
 
-Outcome<Discussion> RepoStore::open_discussion(const RepoId& repo, Discussion discussion) {
+util::Result<Discussion> RepoStore::open_discussion(const RepoId& repo, Discussion discussion) {
   auto info = repo_info(repo);
-  if (!info.ok()) return info.problem;
+  if (!info.ok()) return info.error();
   fs::path dir = repo_dir(repo);
   WriteLock lock(repo_mutex(dir.string()), dir / "lock");
   auto current = read_refs(dir);
-  if (!current.ok()) return current.problem;
+  if (!current.ok()) return current.error();
   auto all = read_discussions(dir);
-  if (!all.ok()) return all.problem;
-  discussion.num = next_number(*current.value, *all.value);
+  if (!all.ok()) return all.error();
+  discussion.num = next_number(*current, *all);
   discussion.created = now_iso8601();
   std::string head;
   if (discussion.pull_request) {
-    auto it = current.value->branches.find(discussion.base);
-    if (it == current.value->branches.end()) {
-      return problem(Failure::revision_not_found, "Invalid rev id: " + discussion.base);
+    auto it = current->branches.find(discussion.base);
+    if (it == current->branches.end()) {
+      return revision_not_found("Invalid rev id: " + discussion.base);
     }
     head = it->second;
   }
-  (*all.value)[discussion.num] = discussion;
-  if (auto s = write_discussions(dir, *all.value); !s) return problem(Failure::io, s.error().message);
+  (*all)[discussion.num] = discussion;
+  if (auto s = write_discussions(dir, *all); !s) return storage_failure(s.error().message);
   if (discussion.pull_request) {
-    current.value->pull_requests[discussion.num] = head;
-    if (auto s = write_refs(dir, *current.value); !s) return problem(Failure::io, s.error().message);
+    current->pull_requests[discussion.num] = head;
+    if (auto s = write_refs(dir, *current); !s) return storage_failure(s.error().message);
   }
   return discussion;
 }

@@ -7,6 +7,7 @@
 //   owned          the objects this repository owns (ownership.h)
 // Every writer writes new objects and the commit first and switches the ref last, so a crash
 // at any moment leaves each ref at a complete old or new commit.
+// Failures are util::Error values from storage_errors.h (status and Hub error code set).
 #pragma once
 
 #include <filesystem>
@@ -21,7 +22,9 @@
 #include "hub/storage/commit.h"
 #include "hub/storage/object_store.h"
 #include "hub/storage/ownership.h"
+#include "hub/storage/storage_errors.h"
 #include "hub/storage/xet_store.h"
+#include "util/result.h"
 
 namespace kb::hub::storage {
 
@@ -60,33 +63,6 @@ struct Discussion {
 struct HistoryEntry {
   std::string id;
   std::shared_ptr<const Commit> commit;
-};
-
-// Why a storage request failed; the server maps these to HTTP statuses and X-Error-Code.
-enum class Failure {
-  repo_not_found,
-  revision_not_found,
-  entry_not_found,
-  discussion_not_found,
-  conflict,
-  stale_parent,
-  invalid,
-  forbidden,
-  io
-};
-
-struct Problem {
-  Failure failure = Failure::io;
-  std::string message;
-};
-
-template <class T>
-struct Outcome {
-  std::optional<T> value;
-  Problem problem;
-  Outcome(T v) : value(std::move(v)) {}                   // NOLINT(google-explicit-constructor)
-  Outcome(Problem p) : problem(std::move(p)) {}           // NOLINT(google-explicit-constructor)
-  bool ok() const { return value.has_value(); }
 };
 
 enum class OperationKind { add, delete_file, delete_folder };
@@ -130,37 +106,37 @@ class RepoStore {
     return ownership_.add(key(repo), sha256s);
   }
 
-  Outcome<RepoInfo> create_repo(const RepoId& repo, bool is_private);
-  Outcome<RepoInfo> repo_info(const RepoId& repo) const;
+  util::Result<RepoInfo> create_repo(const RepoId& repo, bool is_private);
+  util::Result<RepoInfo> repo_info(const RepoId& repo) const;
   // Every existing repository of a type ("kernel", "model"), sorted by namespace and name.
   std::vector<RepoId> list_repos(const std::string& type) const;
-  Outcome<Refs> refs(const RepoId& repo) const;
+  util::Result<Refs> refs(const RepoId& repo) const;
   // Branch name, refs/heads/<b>, refs/pr/<n> or a 40-hex commit id -> commit id.
-  Outcome<std::string> resolve(const RepoId& repo, const std::string& revision) const;
-  Outcome<std::shared_ptr<const Commit>> load_commit(const RepoId& repo, const std::string& id) const;
-  Outcome<std::string> create_branch(const RepoId& repo, const std::string& branch,
+  util::Result<std::string> resolve(const RepoId& repo, const std::string& revision) const;
+  util::Result<std::shared_ptr<const Commit>> load_commit(const RepoId& repo, const std::string& id) const;
+  util::Result<std::string> create_branch(const RepoId& repo, const std::string& branch,
                                      const std::string& starting_point);
-  Outcome<CommitResult> commit(const RepoId& repo, const CommitRequest& request);
+  util::Result<CommitResult> commit(const RepoId& repo, const CommitRequest& request);
 
   // Administration (repo_admin.cpp). Deleting `main` is refused (the default branch).
-  Outcome<std::string> delete_branch(const RepoId& repo, const std::string& branch);
-  Outcome<std::string> create_tag(const RepoId& repo, const std::string& tag, const std::string& revision);
-  Outcome<std::string> delete_tag(const RepoId& repo, const std::string& tag);
+  util::Result<std::string> delete_branch(const RepoId& repo, const std::string& branch);
+  util::Result<std::string> create_tag(const RepoId& repo, const std::string& tag, const std::string& revision);
+  util::Result<std::string> delete_tag(const RepoId& repo, const std::string& tag);
   // Visibility and gating; nullopt leaves a setting as it is.
-  Outcome<RepoInfo> update_settings(const RepoId& repo, std::optional<bool> is_private,
+  util::Result<RepoInfo> update_settings(const RepoId& repo, std::optional<bool> is_private,
                                     std::optional<std::string> gated);
   // Removes the repository; the objects only it owned are removed from the object store and
   // returned (sha256s), so that the caller can release their storage accounting. Objects that
   // another repository owns stay.
-  Outcome<std::vector<std::string>> delete_repo(const RepoId& repo);
+  util::Result<std::vector<std::string>> delete_repo(const RepoId& repo);
   // History of `revision` from its head, newest first: entries [skip, skip + limit), and
   // whether more follow.
-  Outcome<std::pair<std::vector<HistoryEntry>, bool>> history(const RepoId& repo, const std::string& revision,
+  util::Result<std::pair<std::vector<HistoryEntry>, bool>> history(const RepoId& repo, const std::string& revision,
                                                               size_t skip, size_t limit) const;
-  Outcome<std::vector<Discussion>> discussions(const RepoId& repo) const;
-  Outcome<Discussion> discussion(const RepoId& repo, int num) const;
+  util::Result<std::vector<Discussion>> discussions(const RepoId& repo) const;
+  util::Result<Discussion> discussion(const RepoId& repo, int num) const;
   // A new discussion; a pull request gets refs/pr/<num> at the head of `base`.
-  Outcome<Discussion> open_discussion(const RepoId& repo, Discussion discussion);
+  util::Result<Discussion> open_discussion(const RepoId& repo, Discussion discussion);
 
   // Held (shared) by anything that adds an object and its owner, and (exclusive) while
   // delete_repo removes objects that lost their last owner, so neither misses the other.
@@ -172,10 +148,10 @@ class RepoStore {
   // Holds the in-process mutex and the flock of one repo for the lifetime of the object.
   class WriteLock;
   std::shared_ptr<std::mutex> repo_mutex(const std::string& key);
-  Outcome<std::string> write_commit(const RepoId& repo, const Commit& commit);
-  static Outcome<Refs> read_refs(const std::filesystem::path& dir);
+  util::Result<std::string> write_commit(const RepoId& repo, const Commit& commit);
+  static util::Result<Refs> read_refs(const std::filesystem::path& dir);
   static util::Status write_refs(const std::filesystem::path& dir, const Refs& refs);
-  static Outcome<std::map<int, Discussion>> read_discussions(const std::filesystem::path& dir);
+  static util::Result<std::map<int, Discussion>> read_discussions(const std::filesystem::path& dir);
   static util::Status write_discussions(const std::filesystem::path& dir, const std::map<int, Discussion>& all);
   static int next_number(const Refs& refs, const std::map<int, Discussion>& all);
   static util::Status write_repo_record(const std::filesystem::path& dir, const RepoInfo& info);

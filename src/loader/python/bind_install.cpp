@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "common.h"
+#include "hub/protocol/error_codes.h"
 #include "hub/protocol/names.h"
 #include "loader/cache_layout.h"
 #include "loader/dependencies.h"
@@ -186,8 +187,11 @@ void bind_install(py::module_& m) {
       head = reader->head(RepoType::kernel, repo_id, revision, path);
     }
     if (head) return true;
-    auto code = hub_error_code(head.error());
-    if (code == "RepoNotFound" || code == "RevisionNotFound" || code == "EntryNotFound") return false;
+    const std::string& code = head.error().code;
+    namespace error_code = hub::protocol::error_code;
+    if (code == error_code::kRepoNotFound || code == error_code::kRevisionNotFound || code == error_code::kEntryNotFound) {
+      return false;
+    }
     raise(head.error());
   });
   m.def("install_all", [](const std::string& repo_id, const std::string& revision, const std::string& cache_root) {

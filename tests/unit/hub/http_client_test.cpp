@@ -121,6 +121,29 @@ TEST(HttpClient, token_not_sent_after_redirect_to_another_origin) {
   EXPECT_EQ(seen_by_cdn, "");
 }
 
+TEST(HttpClient, sends_the_callers_user_agent) {
+  LocalServer local;
+  std::vector<std::string> agents;
+  std::vector<std::string> injected;
+  local.server().Get("/ua", [&](const httplib::Request& req, httplib::Response& res) {
+    agents.push_back(req.get_header_value("User-Agent"));
+    injected.push_back(req.get_header_value("X-Injected"));
+    res.set_content("ok", "text/plain");
+  });
+  HubSettings settings{local.url(""), std::nullopt, true};
+  settings.user_agent = "app/1; kernels/0.17.2; python/3.11";
+  ASSERT_TRUE(HttpClient(settings).send({"GET", local.url("/ua"), {}, {}, {}, {}}).ok());
+  settings.user_agent = "";  // HF_HUB_DISABLE_TELEMETRY: the Python package passes an empty agent
+  ASSERT_TRUE(HttpClient(settings).send({"GET", local.url("/ua"), {}, {}, {}, {}}).ok());
+  settings.user_agent = "app/1\r\nX-Injected: yes";  // a caller's dict may hold a line break
+  ASSERT_TRUE(HttpClient(settings).send({"GET", local.url("/ua"), {}, {}, {}, {}}).ok());
+  ASSERT_EQ(agents.size(), 3u);
+  EXPECT_EQ(agents[0], "app/1; kernels/0.17.2; python/3.11");
+  EXPECT_EQ(agents[1], kDefaultUserAgent);
+  EXPECT_EQ(agents[2], "app/1  X-Injected: yes");
+  EXPECT_EQ(injected[2], "");
+}
+
 TEST(redact, removes_tokens_everywhere) {
   EXPECT_EQ(redact("GET http://h/x?token=abc&y=1 Bearer hf_secret", std::string("hf_secret")),
             "GET http://h/x?token=***&y=1 Bearer ***");

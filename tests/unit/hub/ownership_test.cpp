@@ -77,15 +77,15 @@ TEST(Ownership, a_commit_cannot_make_a_path_both_file_and_folder) {
   file_over_folder.operations.push_back(add(store, "x", "2"));
   auto refused = store.commit(a, file_over_folder);
   ASSERT_FALSE(refused.ok());
-  EXPECT_EQ(refused.problem.failure, Failure::invalid);
-  EXPECT_EQ(refused.problem.message, "Path `x` is a folder (it holds `x/y`) and cannot be a file");
+  EXPECT_EQ(testing::answer(refused.error()), testing::kInvalid);
+  EXPECT_EQ(refused.error().message, "Path `x` is a folder (it holds `x/y`) and cannot be a file");
 
   CommitRequest folder_over_file;
   folder_over_file.revision = "main";
   folder_over_file.operations.push_back(add(store, "x/y/z", "3"));
   auto refused2 = store.commit(a, folder_over_file);
   ASSERT_FALSE(refused2.ok());
-  EXPECT_EQ(refused2.problem.message, "Path `x/y/z` needs a folder `x/y`, which is a file");
+  EXPECT_EQ(refused2.error().message, "Path `x/y/z` needs a folder `x/y`, which is a file");
 
   // Deleting the file first makes room for the folder in the same commit.
   CommitRequest replace;

@@ -24,20 +24,20 @@ TEST(RepoAdmin, tags_resolve_and_are_listed_deleted_and_refused_twice) {
   RepoStore store(dir.path());
   RepoId repo{"model", "acme", "m"};
   ASSERT_TRUE(store.create_repo(repo, false).ok());
-  std::string head = *store.resolve(repo, "main").value;
+  std::string head = *store.resolve(repo, "main");
   ASSERT_TRUE(store.create_tag(repo, "v1.0", "main").ok());
-  EXPECT_EQ(store.create_tag(repo, "v1.0", "main").problem.failure, Failure::conflict);
-  EXPECT_EQ(store.create_tag(repo, "x", "nope").problem.failure, Failure::revision_not_found);
-  EXPECT_EQ(*store.resolve(repo, "v1.0").value, head);
-  EXPECT_EQ(*store.resolve(repo, "refs/tags/v1.0").value, head);
-  EXPECT_EQ(store.refs(repo).value->tags.at("v1.0"), head);
+  EXPECT_EQ(testing::answer(store.create_tag(repo, "v1.0", "main").error()), testing::kConflict);
+  EXPECT_EQ(testing::answer(store.create_tag(repo, "x", "nope").error()), testing::kRevisionNotFound);
+  EXPECT_EQ(*store.resolve(repo, "v1.0"), head);
+  EXPECT_EQ(*store.resolve(repo, "refs/tags/v1.0"), head);
+  EXPECT_EQ(store.refs(repo)->tags.at("v1.0"), head);
   // A tag does not move when its branch does, and is not a commit target.
   ASSERT_TRUE(store.commit(repo, on("main", {add(store, "a", "a")}, "a")).ok());
-  EXPECT_EQ(*store.resolve(repo, "v1.0").value, head);
-  EXPECT_EQ(store.commit(repo, on("v1.0", {add(store, "b", "b")}, "b")).problem.failure, Failure::revision_not_found);
+  EXPECT_EQ(*store.resolve(repo, "v1.0"), head);
+  EXPECT_EQ(testing::answer(store.commit(repo, on("v1.0", {add(store, "b", "b")}, "b")).error()), testing::kRevisionNotFound);
   ASSERT_TRUE(store.delete_tag(repo, "v1.0").ok());
-  EXPECT_EQ(store.resolve(repo, "v1.0").problem.failure, Failure::revision_not_found);
-  EXPECT_EQ(store.delete_tag(repo, "v1.0").problem.failure, Failure::revision_not_found);
+  EXPECT_EQ(testing::answer(store.resolve(repo, "v1.0").error()), testing::kRevisionNotFound);
+  EXPECT_EQ(testing::answer(store.delete_tag(repo, "v1.0").error()), testing::kRevisionNotFound);
 }
 
 TEST(RepoAdmin, delete_branch_keeps_main) {
@@ -47,9 +47,9 @@ TEST(RepoAdmin, delete_branch_keeps_main) {
   ASSERT_TRUE(store.create_repo(repo, false).ok());
   ASSERT_TRUE(store.create_branch(repo, "v1", "main").ok());
   ASSERT_TRUE(store.delete_branch(repo, "v1").ok());
-  EXPECT_EQ(store.resolve(repo, "v1").problem.failure, Failure::revision_not_found);
-  EXPECT_EQ(store.delete_branch(repo, "v1").problem.failure, Failure::revision_not_found);
-  EXPECT_EQ(store.delete_branch(repo, "main").problem.failure, Failure::forbidden);
+  EXPECT_EQ(testing::answer(store.resolve(repo, "v1").error()), testing::kRevisionNotFound);
+  EXPECT_EQ(testing::answer(store.delete_branch(repo, "v1").error()), testing::kRevisionNotFound);
+  EXPECT_EQ(testing::answer(store.delete_branch(repo, "main").error()), testing::kForbidden);
   EXPECT_TRUE(store.resolve(repo, "main").ok());
 }
 
@@ -69,14 +69,14 @@ TEST(RepoAdmin, delete_repo_removes_only_objects_no_other_repository_owns) {
   ASSERT_TRUE(usage.charge("alice", only.entry.sha256, only.entry.size).ok());
   auto removed = store.delete_repo(doomed);
   ASSERT_TRUE(removed.ok());
-  EXPECT_EQ(*removed.value, std::vector<std::string>{only.entry.sha256});
+  EXPECT_EQ(*removed, std::vector<std::string>{only.entry.sha256});
   EXPECT_FALSE(store.objects().contains(only.entry.sha256));
   EXPECT_TRUE(store.objects().contains(shared.entry.sha256));
-  EXPECT_EQ(store.repo_info(doomed).problem.failure, Failure::repo_not_found);
-  EXPECT_EQ(store.delete_repo(doomed).problem.failure, Failure::repo_not_found);
+  EXPECT_EQ(testing::answer(store.repo_info(doomed).error()), testing::kRepoNotFound);
+  EXPECT_EQ(testing::answer(store.delete_repo(doomed).error()), testing::kRepoNotFound);
   // The other repository still reads its file; the .gitattributes blob every repo shares stays.
-  auto tree = store.load_commit(other, *store.resolve(other, "main").value);
-  for (const auto& [path, entry] : (*tree.value)->tree) EXPECT_TRUE(store.objects().contains(entry.sha256)) << path;
+  auto tree = store.load_commit(other, *store.resolve(other, "main"));
+  for (const auto& [path, entry] : (*tree)->tree) EXPECT_TRUE(store.objects().contains(entry.sha256)) << path;
   ASSERT_TRUE(usage.discharge(only.entry.sha256).ok());
   EXPECT_EQ(usage.used("alice"), shared.entry.size);
   UsageLedger reread(dir.path());  // the discharge is on disk
@@ -99,7 +99,7 @@ TEST(RepoAdmin, a_commit_never_references_an_object_its_last_owner_took_away) {
   ASSERT_TRUE(store.delete_repo(doomed).ok());
   auto late = store.commit(other, on("main", {op}, "late"));
   ASSERT_FALSE(late.ok());
-  EXPECT_EQ(late.problem.failure, Failure::invalid);
+  EXPECT_EQ(testing::answer(late.error()), testing::kInvalid);
 }
 
 TEST(RepoAdmin, settings_toggle_private_and_gated) {
@@ -108,12 +108,12 @@ TEST(RepoAdmin, settings_toggle_private_and_gated) {
   RepoId repo{"model", "acme", "m"};
   ASSERT_TRUE(store.create_repo(repo, false).ok());
   ASSERT_TRUE(store.update_settings(repo, true, std::string("auto")).ok());
-  EXPECT_TRUE(store.repo_info(repo).value->is_private);
-  EXPECT_EQ(store.repo_info(repo).value->gated, "auto");
+  EXPECT_TRUE(store.repo_info(repo)->is_private);
+  EXPECT_EQ(store.repo_info(repo)->gated, "auto");
   ASSERT_TRUE(store.update_settings(repo, std::nullopt, std::string("")).ok());
-  EXPECT_TRUE(store.repo_info(repo).value->is_private);
-  EXPECT_EQ(store.repo_info(repo).value->gated, "");
-  EXPECT_EQ(store.update_settings(repo, std::nullopt, std::string("always")).problem.failure, Failure::invalid);
+  EXPECT_TRUE(store.repo_info(repo)->is_private);
+  EXPECT_EQ(store.repo_info(repo)->gated, "");
+  EXPECT_EQ(testing::answer(store.update_settings(repo, std::nullopt, std::string("always")).error()), testing::kInvalid);
 }
 
 TEST(RepoAdmin, history_pages_newest_first_with_authors) {
@@ -126,15 +126,15 @@ TEST(RepoAdmin, history_pages_newest_first_with_authors) {
   }
   auto first = store.history(repo, "main", 0, 4);
   ASSERT_TRUE(first.ok());
-  ASSERT_EQ(first.value->first.size(), 4u);
-  EXPECT_TRUE(first.value->second);
-  EXPECT_EQ(first.value->first[0].commit->message, "c4");
-  EXPECT_EQ(first.value->first[0].commit->author, "alice");
+  ASSERT_EQ(first->first.size(), 4u);
+  EXPECT_TRUE(first->second);
+  EXPECT_EQ(first->first[0].commit->message, "c4");
+  EXPECT_EQ(first->first[0].commit->author, "alice");
   auto last = store.history(repo, "main", 4, 4);
-  ASSERT_EQ(last.value->first.size(), 2u);
-  EXPECT_FALSE(last.value->second);
-  EXPECT_EQ(last.value->first[1].commit->message, "initial commit");
-  EXPECT_EQ(last.value->first[1].commit->author, "");
+  ASSERT_EQ(last->first.size(), 2u);
+  EXPECT_FALSE(last->second);
+  EXPECT_EQ(last->first[1].commit->message, "initial commit");
+  EXPECT_EQ(last->first[1].commit->author, "");
 }
 
 TEST(RepoAdmin, pull_requests_and_discussions_share_numbers_and_record_authors) {
@@ -144,21 +144,21 @@ TEST(RepoAdmin, pull_requests_and_discussions_share_numbers_and_record_authors) 
   ASSERT_TRUE(store.create_repo(repo, false).ok());
   auto pr = store.commit(repo, on("main", {add(store, "a", "a")}, "Add a\n\nbecause", true, "mallory"));
   ASSERT_TRUE(pr.ok());
-  ASSERT_EQ(pr.value->pull_request, 1);
+  ASSERT_EQ(pr->pull_request, 1);
   auto record = store.discussion(repo, 1);
   ASSERT_TRUE(record.ok());
-  EXPECT_EQ(record.value->author, "mallory");
-  EXPECT_EQ(record.value->title, "Add a");
-  EXPECT_EQ(record.value->description, "because");
-  EXPECT_TRUE(record.value->pull_request);
+  EXPECT_EQ(record->author, "mallory");
+  EXPECT_EQ(record->title, "Add a");
+  EXPECT_EQ(record->description, "because");
+  EXPECT_TRUE(record->pull_request);
   Discussion talk;
   talk.author = "bob";
   talk.title = "question";
   talk.status = "open";
   auto opened = store.open_discussion(repo, talk);
   ASSERT_TRUE(opened.ok());
-  EXPECT_EQ(opened.value->num, 2);
-  EXPECT_EQ(store.refs(repo).value->pull_requests.count(2), 0u);
+  EXPECT_EQ(opened->num, 2);
+  EXPECT_EQ(store.refs(repo)->pull_requests.count(2), 0u);
   Discussion draft;
   draft.pull_request = true;
   draft.author = "bob";
@@ -167,10 +167,10 @@ TEST(RepoAdmin, pull_requests_and_discussions_share_numbers_and_record_authors) 
   draft.base = "main";
   auto pr3 = store.open_discussion(repo, draft);
   ASSERT_TRUE(pr3.ok());
-  EXPECT_EQ(pr3.value->num, 3);
-  EXPECT_EQ(*store.resolve(repo, "refs/pr/3").value, *store.resolve(repo, "main").value);
-  EXPECT_EQ(store.discussions(repo).value->size(), 3u);
-  EXPECT_EQ(store.discussion(repo, 9).problem.failure, Failure::discussion_not_found);
+  EXPECT_EQ(pr3->num, 3);
+  EXPECT_EQ(*store.resolve(repo, "refs/pr/3"), *store.resolve(repo, "main"));
+  EXPECT_EQ(store.discussions(repo)->size(), 3u);
+  EXPECT_EQ(testing::answer(store.discussion(repo, 9).error()), testing::kDiscussionNotFound);
 }
 
 }  // namespace

@@ -20,13 +20,13 @@ TEST(RepoStore, create_repo_makes_initial_commit_with_gitattributes) {
   ASSERT_TRUE(store.create_repo(repo, false).ok());
   auto again = store.create_repo(repo, false);
   ASSERT_FALSE(again.ok());
-  EXPECT_EQ(again.problem.failure, Failure::conflict);
+  EXPECT_EQ(testing::answer(again.error()), testing::kConflict);
   auto head = store.resolve(repo, "main");
   ASSERT_TRUE(head.ok());
-  auto commit = store.load_commit(repo, *head.value);
+  auto commit = store.load_commit(repo, *head);
   ASSERT_TRUE(commit.ok());
-  EXPECT_EQ((*commit.value)->tree.count(".gitattributes"), 1u);
-  EXPECT_EQ(commit_id(serialize_commit(**commit.value)), *head.value);
+  EXPECT_EQ((*commit)->tree.count(".gitattributes"), 1u);
+  EXPECT_EQ(commit_id(serialize_commit(**commit)), *head);
 }
 
 TEST(RepoStore, commit_applies_operations_and_checks_parent) {
@@ -38,14 +38,14 @@ TEST(RepoStore, commit_applies_operations_and_checks_parent) {
   ASSERT_TRUE(first.ok());
   auto stale = store.commit(repo, {"main", {add(store, "z", "z")}, "two", std::string(40, '0'), false});
   ASSERT_FALSE(stale.ok());
-  EXPECT_EQ(stale.problem.failure, Failure::stale_parent);
+  EXPECT_EQ(testing::answer(stale.error()), testing::kStaleParent);
   auto missing = store.commit(repo, {"main", {Operation{OperationKind::delete_file, "nope", {}}}, "x", {}, false});
-  EXPECT_EQ(missing.problem.failure, Failure::entry_not_found);
-  auto folder = store.commit(repo, {"main", {Operation{OperationKind::delete_folder, "build/a/", {}}}, "rm", first.value->commit, false});
+  EXPECT_EQ(testing::answer(missing.error()), testing::kEntryNotFound);
+  auto folder = store.commit(repo, {"main", {Operation{OperationKind::delete_folder, "build/a/", {}}}, "rm", first->commit, false});
   ASSERT_TRUE(folder.ok());
-  auto tree = store.load_commit(repo, folder.value->commit);
-  EXPECT_EQ((*tree.value)->tree.size(), 1u);  // only .gitattributes is left
-  EXPECT_EQ((*tree.value)->parent, first.value->commit);
+  auto tree = store.load_commit(repo, folder->commit);
+  EXPECT_EQ((*tree)->tree.size(), 1u);  // only .gitattributes is left
+  EXPECT_EQ((*tree)->parent, first->commit);
 }
 
 TEST(RepoStore, create_pr_makes_numbered_refs_and_leaves_branch) {
@@ -53,16 +53,16 @@ TEST(RepoStore, create_pr_makes_numbered_refs_and_leaves_branch) {
   RepoStore store(dir.path());
   RepoId repo{"kernel", "acme", "relu"};
   ASSERT_TRUE(store.create_repo(repo, false).ok());
-  std::string main_head = *store.resolve(repo, "main").value;
+  std::string main_head = *store.resolve(repo, "main");
   auto pr = store.commit(repo, {"main", {add(store, "a", "a")}, "pr", {}, true});
   ASSERT_TRUE(pr.ok());
-  EXPECT_EQ(pr.value->pull_request, 1);
-  EXPECT_EQ(*store.resolve(repo, "main").value, main_head);
-  EXPECT_EQ(*store.resolve(repo, "refs/pr/1").value, pr.value->commit);
+  EXPECT_EQ(pr->pull_request, 1);
+  EXPECT_EQ(*store.resolve(repo, "main"), main_head);
+  EXPECT_EQ(*store.resolve(repo, "refs/pr/1"), pr->commit);
   auto more = store.commit(repo, {"refs/pr/1", {add(store, "b", "b")}, "more", {}, false});
   ASSERT_TRUE(more.ok());
-  EXPECT_EQ(*store.resolve(repo, "refs/pr/1").value, more.value->commit);
-  EXPECT_EQ(store.resolve(repo, "refs/pr/2").problem.failure, Failure::revision_not_found);
+  EXPECT_EQ(*store.resolve(repo, "refs/pr/1"), more->commit);
+  EXPECT_EQ(testing::answer(store.resolve(repo, "refs/pr/2").error()), testing::kRevisionNotFound);
 }
 
 TEST(RepoStore, leftovers_of_a_crashed_writer_do_not_change_refs) {
@@ -70,7 +70,7 @@ TEST(RepoStore, leftovers_of_a_crashed_writer_do_not_change_refs) {
   RepoStore store(dir.path());
   RepoId repo{"kernel", "acme", "relu"};
   ASSERT_TRUE(store.create_repo(repo, false).ok());
-  std::string head = *store.resolve(repo, "main").value;
+  std::string head = *store.resolve(repo, "main");
   // A crash after writing objects and a commit object but before the ref switch.
   Commit orphan;
   orphan.parent = head;
@@ -78,7 +78,7 @@ TEST(RepoStore, leftovers_of_a_crashed_writer_do_not_change_refs) {
   ASSERT_TRUE(util::write_file_atomic(dir.path() / "repos/kernels/acme/relu/commits/deadbeef", serialize_commit(orphan)).ok());
   ASSERT_TRUE(util::write_file_atomic(dir.path() / "repos/kernels/acme/relu/refs.json.tmp123", "garbage").ok());
   RepoStore reopened(dir.path());
-  EXPECT_EQ(*reopened.resolve(repo, "main").value, head);
+  EXPECT_EQ(*reopened.resolve(repo, "main"), head);
   EXPECT_TRUE(reopened.commit(repo, {"main", {add(reopened, "a", "a")}, "next", head, false}).ok());
 }
 
