@@ -1,6 +1,7 @@
 // lock_dependency: the lock entry of one [tool.kernels.dependencies] item.
 #include "loader/locker.h"
 
+#include "hub/protocol/error_codes.h"
 #include "hub/protocol/names.h"
 #include "loader/hub_input.h"
 #include "loader/kernel_status.h"
@@ -24,8 +25,10 @@ util::Result<KernelLock> lock_dependency(HubReader& hub, const std::string& repo
       }
       repo = redirect->destination;
     } else {
-      auto code = hub_error_code(status.error());
-      if (code != "EntryNotFound" && code != "RepoNotFound") return std::move(status).error();
+      const std::string& code = status.error().code;
+      if (code != hub::protocol::error_code::kEntryNotFound && code != hub::protocol::error_code::kRepoNotFound) {
+        return std::move(status).error();
+      }
     }
   }
   auto branches = hub.list_branches(RepoType::kernel, repo);
