@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from kb_build_e2e_support import run_build  # noqa: E402
+from kb_build_e2e_support import copy_fixture, import_check_script, run_build  # noqa: E402
 
 pytestmark = pytest.mark.slow
 
@@ -51,3 +51,29 @@ def test_portable_by_default_and_native_on_request(cpu_build, cpu_variant, kerne
     # Back to the default: portable again (and the session's project as the other tests left it).
     run_build(kernel_builder, project, kb_python, *args)
     assert _check_abi(kernel_builder, project).returncode == 0
+
+
+def test_gcc13_iostream_reference_stays_within_the_policy(tmp_path, kernel_builder, kb_python, cpu_variant):
+    """GCC >= 13's <iostream> makes every unit reference std::ios_base_library_init (only
+    libstdc++ >= GLIBCXX_3.4.32 has it) instead of constructing a static ios_base::Init. The
+    portable build defines it in the module (and initializes the streams itself), so the module
+    stays within manylinux_2_28 and needs nothing newer from libstdc++. The unit below makes the
+    same reference as GCC 13's header, so this host's GCC shows what a GCC 13 host would do."""
+    project = copy_fixture("addone", tmp_path)
+    source = project / "addone_cpu" / "addone_cpu.cpp"
+    source.write_text(source.read_text() + '\n__asm__(".globl _ZSt21ios_base_library_initv");\n'
+                      "#include <iostream>\n"
+                      'void addone_say_hello() { std::cout << "hello from addone" << std::endl; }\n')
+    run_build(kernel_builder, project, kb_python, "--variant", cpu_variant, "--unique-id", "e2eios")
+    module = next((project / "build" / cpu_variant).glob("*.so"))
+    undefined = subprocess.run(["nm", "-D", "--undefined-only", str(module)], capture_output=True, text=True).stdout
+    assert "ios_base_library_init" not in undefined, undefined
+    assert _check_abi(kernel_builder, project).returncode == 0
+    # The module loads and runs with the streams initialized.
+    code = import_check_script(project / "build" / cpu_variant, "_addone_cpu_e2eios") + (
+        "import torch\n"
+        "out = module.addone(torch.zeros(3))\n"
+        "assert out.tolist() == [1.0, 1.0, 1.0]\n"
+    )
+    result = subprocess.run([str(kb_python), "-c", code], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr

@@ -78,7 +78,7 @@ def test_get_local_kernel_loads_and_calls_the_ops(tvm_cpu_build, kb_python):
     code = (
         "import numpy as np, torch\n"
         "from kernels import get_local_kernel\n"
-        f"k = get_local_kernel({str(tvm_cpu_build['project'] / 'build')!r})\n"
+        f"k = get_local_kernel({str(tvm_cpu_build['project'] / 'build')!r}, backend='cpu')\n"
         "x = torch.arange(6, dtype=torch.float32); y = torch.ones(6); out = torch.empty(6)\n"
         "k.axpy(out, x, y, 2.0)\n"
         "assert out.tolist() == [1.0, 3.0, 5.0, 7.0, 9.0, 11.0], out\n"
@@ -100,13 +100,13 @@ def test_loader_selects_by_the_installed_tvm_ffi_version(tvm_cpu_build, kb_pytho
     metadata = json.loads((other / "metadata.json").read_text())
     metadata["id"] = "_tvm_ffi_axpy_cpu_other"
     (other / "metadata.json").write_text(json.dumps(metadata))
-    loaded = _python_out(kb_python, f"from kernels import get_local_kernel; print(get_local_kernel({str(build)!r}).__name__)")
+    loaded = _python_out(kb_python, f"from kernels import get_local_kernel; print(get_local_kernel({str(build)!r}, backend='cpu').__name__)")
     assert loaded == OPS_ID
     # Without tvm_ffi no TVM-FFI variant is usable, and the trace says why.
     code = (
         "import sys; sys.modules['tvm_ffi'] = None\n"
         "from kernels import get_local_kernel\n"
-        f"get_local_kernel({str(build)!r})\n"
+        f"get_local_kernel({str(build)!r}, backend='cpu')\n"
     )
     result = subprocess.run([str(kb_python), "-c", code], capture_output=True, text=True)
     assert result.returncode != 0
