@@ -1,0 +1,52 @@
+# Unity builds of the stage libraries (KB_UNITY): CMake compiles each library's sources in
+# batches of KB_UNITY_BATCH_SIZE files, one translation unit per batch, so the standard library,
+# nlohmann/json, toml++, httplib and the project's own headers are parsed and their inline
+# functions compiled once per batch instead of once per source. Meant for builds made once from
+# scratch: `pip install .` (pyproject.toml turns it on), so the demo's and CI's build directory.
+# A dev build (scripts/build) stays one source per unit: editing one file recompiles one file.
+#
+# Only static libraries and the Python module are batched. The CLIs are not: every command file
+# defines its own `Options`, `setup` and `registration` in an anonymous namespace by design
+# (cli/command_registry.h), and those names would clash in one unit.
+#
+# A source listed in KB_UNITY_SKIP compiles on its own. Two sources can only share a unit when
+# their anonymous-namespace helpers have different names, and a class defined in a source may
+# not hold a member of an anonymous-namespace type (GCC's -Wsubobject-linkage, an error with
+# -Werror, fires once the source is not the main file). CI builds with KB_UNITY=ON
+# (scripts/test), so a new clash fails there, not first in the demo.
+option(KB_UNITY "Compile the stage libraries as unity builds (batches of sources)" OFF)
+set(KB_UNITY_BATCH_SIZE 8 CACHE STRING "Sources per unity translation unit (KB_UNITY)")
+
+# Paths relative to src/. Each one shares a helper name with another source of its library.
+set(KB_UNITY_SKIP
+  config/git_url.cpp            # is_digit (kernel_name.cpp)
+  hub/protocol/benchmark_run.cpp  # field_error (requests.cpp)
+  hub/server/history_routes.cpp   # web_prefix (write_routes.cpp)
+  hub/server/connection.cpp       # class Connection holds the anonymous-namespace Stream
+  loader/verification.cpp         # skipped (receipt.cpp)
+)
+
+# Call after add_subdirectory(src): batches every static library and module under `dir`.
+function(kb_unity_build dir)
+  if(NOT KB_UNITY)
+    return()
+  endif()
+  get_property(subdirs DIRECTORY "${dir}" PROPERTY SUBDIRECTORIES)
+  foreach(sub IN LISTS subdirs)
+    kb_unity_build("${sub}")
+  endforeach()
+  get_property(targets DIRECTORY "${dir}" PROPERTY BUILDSYSTEM_TARGETS)
+  foreach(target IN LISTS targets)
+    get_target_property(type ${target} TYPE)
+    if(type STREQUAL "STATIC_LIBRARY" OR type STREQUAL "MODULE_LIBRARY")
+      set_target_properties(${target} PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE ${KB_UNITY_BATCH_SIZE})
+    endif()
+  endforeach()
+  foreach(source IN LISTS KB_UNITY_SKIP)
+    get_filename_component(source_dir "${PROJECT_SOURCE_DIR}/src/${source}" DIRECTORY)
+    if(source_dir STREQUAL dir)
+      set_source_files_properties("${PROJECT_SOURCE_DIR}/src/${source}" DIRECTORY "${dir}"
+        PROPERTIES SKIP_UNITY_BUILD_INCLUSION ON)
+    endif()
+  endforeach()
+endfunction()
