@@ -126,24 +126,26 @@ def get_kernel(repo_id: str, revision: Optional[str] = None, version: Optional[i
 def has_kernel(repo_id: str, revision: Optional[str] = None, version: Optional[int] = None,
                backend: Optional[str] = None) -> bool:
     """Whether `repo_id` has a variant for this system at the revision/version."""
-    rev = _resolve_revision(repo_id, revision, version)
+    ua = _user_agent(None)
+    rev = _resolve_revision(repo_id, revision, version, ua)
     info = system_info(validate_backend(backend))
     try:
-        best = _core.variants(repo_id, rev, info)["best"]
+        best = _core.variants(repo_id, rev, info, ua)["best"]
     except FileNotFoundError:  # no build/ at that revision
         return False
     if best is None:
         return False
-    return _core.file_exists(repo_id, rev, f"build/{best}/metadata.json")
+    return _core.file_exists(repo_id, rev, f"build/{best}/metadata.json", ua)
 
 
 def get_kernel_variants(repo_id: str, *, revision: Optional[str] = None, version: Optional[int] = None,
                         backend: Optional[str] = None) -> List[Union[VariantAccepted, VariantRejected]]:
     """The full, sorted decision trace for this system."""
-    rev = _resolve_revision(repo_id, revision, version)
+    ua = _user_agent(None)
+    rev = _resolve_revision(repo_id, revision, version, ua)
     info = system_info(validate_backend(backend))
     out: List[Union[VariantAccepted, VariantRejected]] = []
-    for name, accepted, reason in _core.variants(repo_id, rev, info)["decisions"]:
+    for name, accepted, reason in _core.variants(repo_id, rev, info, ua)["decisions"]:
         variant = parse_variant(name)
         out.append(VariantAccepted(variant) if accepted else VariantRejected(variant, reason))
     return out

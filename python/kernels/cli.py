@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import List, Optional
 
 from kernels import _core
+from kernels._system import user_agent
 
 
 def _toml_load(path: Path) -> dict:
@@ -38,7 +39,7 @@ def cmd_download(args) -> int:
             if args.all_variants:
                 from kernels._env import cache_root_arg
 
-                _core.install_all(entry["repo_id"], entry["sha"], cache_root_arg())
+                _core.install_all(entry["repo_id"], entry["sha"], cache_root_arg(), user_agent())
             else:
                 install_kernel(entry["repo_id"], revision=entry["sha"])
         except FileNotFoundError as e:
@@ -54,7 +55,7 @@ def cmd_lock(args) -> int:
     if deps is None:
         print(f"error: No [tool.kernels.dependencies] table in {pyproject}", file=sys.stderr)
         return 1
-    locks = [_core.lock_dependency(repo_id, int(version)) for repo_id, version in deps.items()]
+    locks = [_core.lock_dependency(repo_id, int(version), user_agent()) for repo_id, version in deps.items()]
     (project / "kernels.lock").write_text(_core.render_lockfile(locks), encoding="utf-8")
     return 0
 
@@ -62,14 +63,14 @@ def cmd_lock(args) -> int:
 def cmd_versions(args) -> int:
     from kernels._system import system_info
 
-    versions = _core.list_versions(args.repo_id)
+    versions = _core.list_versions(args.repo_id, user_agent())
     if not versions:
         print(f"Repository does not support kernel versions: {args.repo_id}")
         return 0
     info = system_info()
     for number, commit in versions:
         print(f"Version {number}:\n")
-        print(_core.variants(args.repo_id, commit, info)["trace"])
+        print(_core.variants(args.repo_id, commit, info, user_agent())["trace"])
         print()
     return 0
 
@@ -88,13 +89,13 @@ def cmd_variants(args) -> int:
         revision = args.revision
         version = args.version
         if revision is None and version is None:
-            versions = _core.list_versions(args.repo_id)
+            versions = _core.list_versions(args.repo_id, user_agent())
             if versions:
                 version = versions[-1][0]
             else:
                 revision = "main"
         rev = _resolve_revision(args.repo_id, revision, version)
-        selection = _core.variants(args.repo_id, rev, info)
+        selection = _core.variants(args.repo_id, rev, info, user_agent())
     if args.explain:
         print(selection["trace"])
     else:
@@ -148,7 +149,7 @@ def cmd_info(args) -> int:
         if args.revision is not None and args.version is not None:
             print("Only one of --revision or --version can be specified", file=sys.stderr)
             return 1
-        versions = _core.list_versions(args.kernel)
+        versions = _core.list_versions(args.kernel, user_agent())
         if args.version is not None:
             if args.version not in [v for v, _ in versions]:
                 print(_core.version_not_found(args.version, versions), file=sys.stderr)
@@ -159,7 +160,7 @@ def cmd_info(args) -> int:
         else:
             rev = _core.version_branch(versions[-1][0]) if versions else "main"
         try:
-            names = _core.build_listing(args.kernel, rev)
+            names = _core.build_listing(args.kernel, rev, user_agent())
         except FileNotFoundError:
             names = []
         if not names:
@@ -167,7 +168,7 @@ def cmd_info(args) -> int:
             return 1
         md = None
         try:
-            md = _core.parse_metadata(_core.download_bytes(args.kernel, rev, f"build/{names[0]}/metadata.json"))
+            md = _core.parse_metadata(_core.download_bytes(args.kernel, rev, f"build/{names[0]}/metadata.json", user_agent()))
         except Exception:  # noqa: BLE001 - metadata errors are ignored (cli.md)
             md = None
         info = {"repo_id": args.kernel, "revision": rev}

@@ -49,3 +49,17 @@ def test_disabled_telemetry_sends_no_system_details(recording_hub, monkeypatch):
         assert agent, "a request without User-Agent"
         for detail in ("my-app", "kernels/", "python/", "platform/", "torch/"):
             assert detail not in agent, agent
+
+
+def test_every_other_hub_call_sends_the_computed_user_agent(recording_hub, capsys):
+    """has_kernel, get_kernel_variants and the `kernels` commands that ask the Hub (versions,
+    info) send the same agent as get_kernel; before, their requests said only the client's default."""
+    from kernels import cli, get_kernel_variants, has_kernel
+
+    assert has_kernel(REPO, version=1, backend="cpu")
+    assert get_kernel_variants(REPO, version=1, backend="cpu")
+    assert cli.main(["versions", REPO]) == 0
+    assert cli.main(["info", REPO]) == 0
+    capsys.readouterr()
+    assert len(recording_hub.user_agents) >= 4, recording_hub.log
+    assert set(recording_hub.user_agents) == {user_agent(None)}, recording_hub.log

@@ -179,8 +179,9 @@ void bind_install(py::module_& m) {
     }
     return unwrap(std::move(trusted));
   });
-  m.def("file_exists", [](const std::string& repo_id, const std::string& revision, const std::string& path) {
-    auto reader = hub("");
+  m.def("file_exists", [](const std::string& repo_id, const std::string& revision, const std::string& path,
+                          const std::string& user_agent) {
+    auto reader = hub(user_agent);
     util::Result<FetchedFile> head = util::Error("not run");
     {
       py::gil_scoped_release release;
@@ -193,9 +194,10 @@ void bind_install(py::module_& m) {
       return false;
     }
     raise(head.error());
-  });
-  m.def("install_all", [](const std::string& repo_id, const std::string& revision, const std::string& cache_root) {
-    auto reader = hub("");
+  }, py::arg("repo_id"), py::arg("revision"), py::arg("path"), py::arg("user_agent") = "");
+  m.def("install_all", [](const std::string& repo_id, const std::string& revision, const std::string& cache_root,
+                          const std::string& user_agent) {
+    auto reader = hub(user_agent);
     util::Result<std::vector<std::string>> names = util::Error("not run");
     {
       py::gil_scoped_release release;
@@ -203,10 +205,15 @@ void bind_install(py::module_& m) {
       names = installer.install_all_variants(repo_id, revision);
     }
     return unwrap(std::move(names));
-  }, py::arg("repo_id"), py::arg("revision"), py::arg("cache_root") = "");
-  m.def("build_listing", [](const std::string& repo_id, const std::string& revision) {
-    auto reader = hub("");
-    auto tree = unwrap(reader->list_tree(RepoType::kernel, repo_id, revision, "build", false));
+  }, py::arg("repo_id"), py::arg("revision"), py::arg("cache_root") = "", py::arg("user_agent") = "");
+  m.def("build_listing", [](const std::string& repo_id, const std::string& revision, const std::string& user_agent) {
+    auto reader = hub(user_agent);
+    util::Result<std::vector<TreeEntry>> listed = util::Error("not run");
+    {
+      py::gil_scoped_release release;  // a Python thread may be what answers (a test Hub)
+      listed = reader->list_tree(RepoType::kernel, repo_id, revision, "build", false);
+    }
+    auto tree = unwrap(std::move(listed));
     std::vector<std::string> names;
     for (const auto& entry : tree) {
       if (!entry.is_directory) continue;
@@ -214,13 +221,19 @@ void bind_install(py::module_& m) {
       names.push_back(slash == std::string::npos ? entry.path : entry.path.substr(slash + 1));
     }
     return names;
-  });
-  m.def("download_bytes", [](const std::string& repo_id, const std::string& revision, const std::string& path) {
-    auto reader = hub("");
+  }, py::arg("repo_id"), py::arg("revision"), py::arg("user_agent") = "");
+  m.def("download_bytes", [](const std::string& repo_id, const std::string& revision, const std::string& path,
+                             const std::string& user_agent) {
+    auto reader = hub(user_agent);
     util::TempDir tmp("kb-file");
-    unwrap(reader->download(RepoType::kernel, repo_id, revision, path, tmp.path() / "file"));
+    util::Result<FetchedFile> fetched = util::Error("not run");
+    {
+      py::gil_scoped_release release;
+      fetched = reader->download(RepoType::kernel, repo_id, revision, path, tmp.path() / "file");
+    }
+    unwrap(std::move(fetched));
     return py::bytes(unwrap(util::read_file(tmp.path() / "file")));
-  });
+  }, py::arg("repo_id"), py::arg("revision"), py::arg("path"), py::arg("user_agent") = "");
   m.def("variant_backend", [](const std::string& name) -> py::object {
     auto parsed = variant::VariantName::parse(name);
     if (!parsed) return py::none();
@@ -228,10 +241,15 @@ void bind_install(py::module_& m) {
     if (parsed->is_universal()) return py::none();
     return py::str(parsed->noarch_backend == "npu" ? std::string("cann") : parsed->noarch_backend);
   });
-  m.def("list_versions", [](const std::string& repo_id) {
-    auto reader = hub("");
-    return version_branches(unwrap(reader->list_branches(RepoType::kernel, repo_id)));
-  });
+  m.def("list_versions", [](const std::string& repo_id, const std::string& user_agent) {
+    auto reader = hub(user_agent);
+    util::Result<std::vector<Branch>> branches = util::Error("not run");
+    {
+      py::gil_scoped_release release;
+      branches = reader->list_branches(RepoType::kernel, repo_id);
+    }
+    return version_branches(unwrap(std::move(branches)));
+  }, py::arg("repo_id"), py::arg("user_agent") = "");
   m.def("version_branch", &hub::protocol::version_branch, py::arg("version"));
   m.def(
       "version_not_found",

@@ -49,15 +49,15 @@ void bind_lock(py::module_& m) {
     for (const auto& item : locks) values.push_back(lock_from_dict(item.cast<py::dict>()));
     return render_lockfile(values);
   });
-  m.def("lock_dependency", [](const std::string& repo_id, int version) {
-    auto hub = make_http_hub_reader(HubOptions{});
+  m.def("lock_dependency", [](const std::string& repo_id, int version, const std::string& user_agent) {
+    auto hub = make_http_hub_reader(HubOptions{user_agent});
     util::Result<KernelLock> lock = util::Error("not run");
     {
       py::gil_scoped_release release;
       lock = lock_dependency(*hub, repo_id, version);
     }
     return lock_dict(unwrap(std::move(lock)));
-  });
+  }, py::arg("repo_id"), py::arg("version"), py::arg("user_agent") = "");
   m.def("variant_lock_hashes", [](const std::vector<std::pair<std::string, std::string>>& files) {
     std::vector<TreeFile> tree;
     for (const auto& [path, hash] : files) tree.push_back(TreeFile{path, hash});
