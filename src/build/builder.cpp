@@ -148,6 +148,7 @@ const BuildableVariant* BuildableVariants::find(const std::string& name) const {
 }
 
 Result<BuildSummary> run_build(const BuildOptions& options, BuildReporter& reporter) {
+  if (options.unique_id) KB_TRY(check_unique_id(*options.unique_id));
   std::error_code ec;
   if (!fs::is_directory(options.kernel_dir, ec)) {
     return Error(ErrorKind::usage, "`" + options.kernel_dir.string() + "` is not a directory");

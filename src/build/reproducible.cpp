@@ -101,6 +101,7 @@ Result<ReproducibilityReport> check_reproducible(const BuildOptions& options, Bu
   }
   fs::path project = fs::absolute(options.kernel_dir).lexically_normal();
   if (!project.has_filename()) project = project.parent_path();
+  if (options.unique_id) KB_TRY(check_unique_id(*options.unique_id));
   // One unique id for both builds (the copies are outside git): --unique-id, else the project's.
   std::string unique_id = make_unique_id(options.unique_id, read_git_info(project));
   // And one SOURCE_DATE_EPOCH: the project's, which the copies (outside git) cannot read.

@@ -1,6 +1,7 @@
 // Unique ids and git state (see unique_id.h).
 #include "build/unique_id.h"
 
+#include <algorithm>
 #include <random>
 
 #include "util/process.h"
@@ -55,6 +56,23 @@ std::string base32_id(uint64_t value) {
   }
   if (bits > 0) out += alphabet[(buffer << (5 - bits)) & 31];
   return out;
+}
+
+util::Status check_unique_id(const std::string& id) {
+  bool valid = !id.empty() && std::all_of(id.begin(), id.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+  });
+  if (valid) return {};
+  std::string suggestion;
+  for (char c : id) {
+    bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+    suggestion += keep ? c : '_';
+  }
+  util::Error error(util::ErrorKind::usage, "Invalid unique id `" + id +
+                                                "`: it becomes part of the ops module's name, so it may contain only "
+                                                "letters, digits and underscores");
+  if (!suggestion.empty()) error.hints.push_back("use e.g. `--unique-id " + suggestion + "`");
+  return error;
 }
 
 std::string make_unique_id(const std::optional<std::string>& requested, const std::optional<GitInfo>& git) {

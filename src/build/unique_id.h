@@ -7,6 +7,7 @@
 #include <string>
 
 #include "metadata/metadata.h"
+#include "util/result.h"
 
 namespace kb::build {
 
@@ -23,6 +24,10 @@ std::optional<GitInfo> read_git_info(const std::filesystem::path& dir);
 
 // 8 little-endian bytes of `value`, base32 (RFC 4648, lower-case, no padding): 13 characters.
 std::string base32_id(uint64_t value);
+
+// A requested unique id becomes part of the ops module's name (`_<kernel>_<id>`: a C symbol, a
+// Python module and a torch op namespace), so it may hold only ASCII letters, digits and `_`.
+util::Status check_unique_id(const std::string& id);
 
 // `--unique-id` if given; else the first 7 hex digits of HEAD's tree id (+ `_dirty`); else a
 // random base32 id.

@@ -18,6 +18,8 @@ CASES = {
     "check-config-invalid-build-toml": ("kernel_builder", ["check-config", "p"], {"p/build.toml": INVALID_TOML}),
     "check-config-missing-directory": ("kernel_builder", ["check-config", "missing"], {}),
     "init-invalid-kernel-name": ("kernel_builder", ["init", "--name", "org/Bad_Name"], {}),
+    "build-invalid-unique-id": ("kernel_builder", ["build", "p", "--unique-id", "gpu-relu"],
+                                {"p/build.toml": '[general]\nname = "p"\nbackends = ["cpu"]\n'}),
     "unknown-command": ("kernel_builder", ["frobnicate"], {}),
     "unknown-option": ("kernel_builder", ["hash", "--frobnicate"], {}),
     "bad-option-value": ("kernel_hub", ["serve", "--root", "root", "--port", "0", "--max-file-size", "1.5G"], {}),

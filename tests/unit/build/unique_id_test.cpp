@@ -48,3 +48,16 @@ TEST(read_git_info, UsesTreeIdAndTrackedChangesOnly) {
   EXPECT_TRUE(read_git_info(dir.path())->dirty);
   EXPECT_EQ(kernel_git_state(read_git_info(dir.path()))->commit, info->commit);
 }
+
+TEST(check_unique_id, AcceptsIdentifierCharactersOnly) {
+  EXPECT_TRUE(check_unique_id("abc_DEF_123").ok());
+  EXPECT_TRUE(check_unique_id("3f9a1c2_dirty").ok());
+  for (const char* bad : {"", "gpu-relu", "a.b", "a b", "é"}) {
+    auto status = check_unique_id(bad);
+    ASSERT_FALSE(status.ok()) << bad;
+    EXPECT_EQ(status.error().kind, kb::util::ErrorKind::usage);
+  }
+  auto status = check_unique_id("gpu-relu");
+  ASSERT_EQ(status.error().hints.size(), 1u);
+  EXPECT_EQ(status.error().hints[0], "use e.g. `--unique-id gpu_relu`");
+}

@@ -42,6 +42,7 @@ util::Status create_pyproject(const Options& o) {
   codegen::PyprojectInput input;
   input.config = &*config;
   if (fs::weakly_canonical(target) != fs::weakly_canonical(kernel)) input.project_dir = kernel.string();
+  if (!o.unique_id.empty()) KB_TRY(build::check_unique_id(o.unique_id));
   input.unique_id = build::make_unique_id(o.unique_id.empty() ? std::nullopt : std::optional(o.unique_id), git);
   metadata::BuilderProvenance builder{builder_version(), std::nullopt};
   if (metadata::is_valid_oid(builder_commit())) builder.git = metadata::GitState{builder_commit(), builder_dirty()};
