@@ -1,41 +1,40 @@
-// CUDA implementation of relu, built on the vectorized elementwise launcher.
-#include <ATen/Dispatch.h>
-#include <ATen/OpMathType.h>
-#include <c10/cuda/CUDAGuard.h>
-#include <torch/all.h>
+// CUDA device code of relu, built on the vectorized elementwise launcher. No torch headers here
+// (see relu_launch.h): the checks, device guard, stream and dtype dispatch are in relu_host.cpp.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 
-#include "../torch-ext/torch_binding.h"
+#include "relu_launch.h"
 #include "vectorized.cuh"
 
 namespace {
 
-template <typename T>
+// `Math` is the type the comparison runs in, torch's op-math type: float for the 16-bit types.
+template <typename T, typename Math>
 struct ReluOp {
   __device__ __forceinline__ T operator()(T value) const {
-    using Math = at::opmath_type<T>;
     const Math x = static_cast<Math>(value);
     // `x < 0 ? 0 : x` keeps NaN (the comparison is false), matching torch.relu.
     return static_cast<T>(x < Math(0) ? Math(0) : x);
   }
 };
 
+template <typename T, typename Math>
+cudaError_t launch(void* out, const void* in, int64_t numel, cudaStream_t stream) {
+  return relu_cuda::launch_unary(static_cast<T*>(out), static_cast<const T*>(in), numel, ReluOp<T, Math>{}, stream);
+}
+
 }  // namespace
 
-void relu(torch::Tensor& out, torch::Tensor const& input) {
-  TORCH_CHECK(input.is_cuda(), "relu: input must be a CUDA tensor");
-  TORCH_CHECK(out.device() == input.device(), "relu: out and input must be on the same device");
-  TORCH_CHECK(out.scalar_type() == input.scalar_type(),
-              "relu: out and input must have the same dtype, got ", out.scalar_type(), " and ",
-              input.scalar_type());
-  TORCH_CHECK(out.sizes() == input.sizes(), "relu: out and input must have the same shape, got ",
-              out.sizes(), " and ", input.sizes());
-  TORCH_CHECK(input.is_contiguous() && out.is_contiguous(),
-              "relu: out and input must be contiguous");
+namespace relu_cuda {
 
-  const c10::cuda::CUDAGuard device_guard(input.device());
-  AT_DISPATCH_FLOATING_TYPES_AND2(
-      at::ScalarType::Half, at::ScalarType::BFloat16, input.scalar_type(), "relu_cuda", [&] {
-        relu_cuda::launch_unary(out.data_ptr<scalar_t>(), input.data_ptr<scalar_t>(),
-                                input.numel(), ReluOp<scalar_t>{});
-      });
+cudaError_t launch_relu(DType dtype, void* out, const void* in, int64_t numel, cudaStream_t stream) {
+  switch (dtype) {
+    case DType::f32: return launch<float, float>(out, in, numel, stream);
+    case DType::f64: return launch<double, double>(out, in, numel, stream);
+    case DType::f16: return launch<__half, float>(out, in, numel, stream);
+    case DType::bf16: return launch<__nv_bfloat16, float>(out, in, numel, stream);
+  }
+  return cudaErrorInvalidValue;
 }
+
+}  // namespace relu_cuda

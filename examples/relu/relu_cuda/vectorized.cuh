@@ -5,8 +5,7 @@
 // has no bounds checks.
 #pragma once
 
-#include <ATen/cuda/CUDAContext.h>
-#include <c10/cuda/CUDAException.h>
+#include <cuda_runtime_api.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -73,18 +72,18 @@ inline int grid_size(int64_t work_items) {
 
 inline bool aligned_16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
 
-// Launches unary_kernel on the current stream, vectorized when both pointers allow it.
+// Launches unary_kernel on `stream`, vectorized when both pointers allow it; returns the launch's
+// error.
 template <typename T, typename Op>
-void launch_unary(T* out, const T* in, int64_t numel, Op op) {
-  if (numel == 0) return;
+cudaError_t launch_unary(T* out, const T* in, int64_t numel, Op op, cudaStream_t stream) {
+  if (numel == 0) return cudaSuccess;
   constexpr int kPack = 16 / sizeof(T);
-  const cudaStream_t stream = at::cuda::getCurrentCUDAStream();
   if (aligned_16(out) && aligned_16(in)) {
     unary_kernel<T, kPack><<<grid_size(numel / kPack), kThreads, 0, stream>>>(out, in, numel, op);
   } else {
     unary_kernel<T, 1><<<grid_size(numel), kThreads, 0, stream>>>(out, in, numel, op);
   }
-  C10_CUDA_KERNEL_LAUNCH_CHECK();
+  return cudaGetLastError();
 }
 
 }  // namespace relu_cuda
