@@ -23,19 +23,17 @@ BranchPlan plan_version_branch(const VersionBranchInput& input) {
   }
   for (const auto& remote : input.remote_files) {
     if (added.count(remote)) continue;
+    bool inherited = input.new_branch && (!input.fork_files || input.fork_files->count(remote) > 0);
     bool stale = false;
     if (remote.rfind("benchmarks/", 0) == 0) {
       std::string name = remote.substr(std::string("benchmarks/").size());
       // New branches were forked from main: anything there is stale. Existing branches keep
       // files that `upload` did not put there itself.
-      stale = input.new_branch || is_benchmark_script(name);
+      stale = inherited || is_benchmark_script(name);
     } else if (remote.rfind("build/", 0) == 0) {
-      if (input.new_branch) {
-        stale = true;
-      } else {
-        for (const auto& variant : input.uploaded_variants) {
-          if (remote.rfind("build/" + variant + "/", 0) == 0) stale = true;
-        }
+      stale = inherited;
+      for (const auto& variant : input.uploaded_variants) {
+        if (remote.rfind("build/" + variant + "/", 0) == 0) stale = true;
       }
     }
     if (stale) plan.deletions.push_back(remote);

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -26,7 +27,12 @@ struct VersionBranchInput {
   std::vector<std::string> uploaded_variants;    // names
   std::vector<LocalFile> variant_files;          // build/<variant>/<rel>
   std::set<std::string> remote_files;            // current files of the branch
+  // This upload created the branch (forked from main): the build/ and benchmarks/ files it
+  // inherited are stale. Which files were inherited: those of `fork_files` when set (the branch's
+  // tree when it was created; a retry after another uploader's commit must not take that
+  // uploader's variants for inherited ones), else all of `remote_files`.
   bool new_branch = false;
+  std::optional<std::set<std::string>> fork_files;
 };
 
 BranchPlan plan_version_branch(const VersionBranchInput& input);

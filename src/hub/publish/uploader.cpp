@@ -3,9 +3,12 @@
 #include "hub/publish/uploader.h"
 
 #include <algorithm>
+#include <chrono>
 #include <fstream>
 #include <map>
+#include <random>
 #include <set>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
@@ -28,6 +31,12 @@ using client::CommitOperationKind;
 namespace {
 
 constexpr size_t kBatchSize = 1000;
+// Commits of the version branch refused because another upload moved the branch first (412)
+// are planned again and retried this many times in all, after kRetryBaseMs, twice that, ... (at
+// most kRetryCapMs) plus up to as much again at random, so that racing uploaders spread out.
+constexpr int kMaxCommitAttempts = 12;
+constexpr int kRetryBaseMs = 100;
+constexpr int kRetryCapMs = 3000;
 
 const char* kPublishingGuidance =
     "You do not have permission to publish the kernel `{repo}`.\n"
@@ -185,42 +194,46 @@ util::Result<UploadResult> upload(client::HubClient& hub, const UploadOptions& o
 
   auto refs = hub.list_refs(repo, false);
   if (!refs) return std::move(refs).error().context("Cannot list the branches of `" + repo.id + "`");
-  bool branch_exists = std::any_of(refs->branches.begin(), refs->branches.end(),
-                                   [&](const client::GitRef& r) { return r.name == target->branch; });
+  auto head_of = [](const client::RepoRefs& listed, const std::string& name) -> std::optional<std::string> {
+    for (const auto& ref : listed.branches) {
+      if (ref.name == name) return ref.commit;
+    }
+    return std::nullopt;
+  };
+  bool branch_exists = head_of(*refs, target->branch).has_value();
+  // Whether this upload created the branch, and the files the branch inherited from main then.
+  bool created_branch = false;
+  std::optional<std::set<std::string>> fork_files;
   if (!branch_exists) {
     if (options.create_pr) {
       return util::Error(util::ErrorKind::usage, "Pull requests can only target an existing branch. Ask a maintainer of `" +
                                                      repo.id + "` to create the branch `" + target->branch + "` first.");
     }
-    if (auto s = hub.create_branch(repo, target->branch); !s) {
+    std::optional<std::string> main_head = head_of(*refs, "main");
+    if (auto s = hub.create_branch(repo, target->branch); s) {
+      created_branch = true;
+      std::set<std::string> inherited;
+      if (main_head) {
+        auto tree = hub.list_tree(repo, *main_head, "", true);
+        if (!tree) return std::move(tree).error().context("Cannot list the files of `" + repo.id + "`");
+        for (const auto& item : *tree) {
+          if (!item.is_directory) inherited.insert(item.path);
+        }
+      }
+      fork_files = std::move(inherited);
+    } else if (s.error().status != 409) {
+      // 409: another upload created the branch meanwhile; it is there now, and not this upload's.
       return s.error().context("Cannot create branch `" + target->branch + "`");
     }
   }
-  say("Using branch `" + target->branch + "`" + (branch_exists ? "" : " (new)"));
-
-  // Operations per branch (std::map: branch-name order, so `main` precedes `v<N>`).
-  std::map<std::string, BranchPlan> plans;
-  if (sent->card) plans["main"].additions.push_back(*sent->card);
-  VersionBranchInput input;
-  input.new_branch = !branch_exists;
-  input.benchmarks = sent->benchmarks;
-  for (const auto& variant : variants) input.uploaded_variants.push_back(variant.name);
-  input.variant_files = sent->variant_files;
-  if (auto tree = hub.list_tree(repo, target->branch, "", true)) {
-    for (const auto& item : *tree) {
-      if (!item.is_directory) input.remote_files.insert(item.path);
-    }
-  }
-  BranchPlan version_plan = plan_version_branch(input);
-  if (!version_plan.empty()) {
-    auto& plan = plans[target->branch];
-    plan.additions.insert(plan.additions.end(), version_plan.additions.begin(), version_plan.additions.end());
-    plan.deletions.insert(plan.deletions.end(), version_plan.deletions.begin(), version_plan.deletions.end());
-  }
+  say("Using branch `" + target->branch + "`" + (created_branch ? " (new)" : ""));
 
   UploadResult result{"no_changes", repo.id, target->branch, std::nullopt, {}};
   bool committed = false;
-  for (const auto& [branch, plan] : plans) {
+  // Commits `plan` to `branch`, the first batch on top of `parent` when given (the Hub answers 412
+  // when the branch has moved since), each further batch on top of the one before.
+  auto commit_plan = [&](const std::string& branch, const BranchPlan& plan,
+                         std::optional<std::string> parent) -> util::Status {
     // Pre-upload: upload mode per file, and skip files whose remote oid is unchanged.
     std::vector<client::PreuploadFile> files;
     std::vector<LocalIds> ids;
@@ -253,7 +266,7 @@ util::Result<UploadResult> upload(client::HubClient& hub, const UploadOptions& o
     for (const auto& path : plan.deletions) {
       operations.push_back({CommitOperationKind::delete_file, path, {}, {}, 0});
     }
-    if (operations.empty()) continue;
+    if (operations.empty()) return {};
     if (auto s = hub.upload_lfs(repo, branch, lfs_objects, options.parallelism); !s) {
       return s.error().context("Cannot create commit on branch `" + branch + "`");
     }
@@ -267,8 +280,9 @@ util::Result<UploadResult> upload(client::HubClient& hub, const UploadOptions& o
                                          : "Uploaded using `kernel-builder` (batch " + std::to_string(b + 1) + "/" +
                                                std::to_string(batches) + ").";
       bool open_pr = options.create_pr && b == 0;
-      auto response = hub.commit(repo, revision, batch, message, open_pr);
+      auto response = hub.commit(repo, revision, batch, message, open_pr, parent);
       if (!response) return std::move(response).error().context("Cannot create commit on branch `" + branch + "`");
+      if (parent) parent = response->commit;
       if (open_pr) {
         pr_number = response->pull_request_number;
         if (!pr_number) {
@@ -289,6 +303,52 @@ util::Result<UploadResult> upload(client::HubClient& hub, const UploadOptions& o
       result.pull_requests.push_back({branch, public_base(hub.settings()) + "/" + repo.web_prefix() + repo.id +
                                                   "/discussions/" + std::to_string(*pr_number)});
     }
+    return {};
+  };
+
+  // main: the card (additions only: concurrent uploads write the same file, the last one stays).
+  if (sent->card) {
+    BranchPlan card_plan;
+    card_plan.additions.push_back(*sent->card);
+    KB_TRY(commit_plan("main", card_plan, std::nullopt));
+  }
+
+  // The version branch, planned against its head and committed on top of that head. Uploads of
+  // other variants to the same branch at the same time make the Hub refuse a commit whose parent
+  // is no longer the head (412): the plan is made again against the new head (it only ever
+  // touches this upload's variants and the files the branch inherited) and retried, with
+  // exponential back-off and jitter.
+  VersionBranchInput input;
+  input.new_branch = created_branch;
+  input.fork_files = fork_files;
+  input.benchmarks = sent->benchmarks;
+  for (const auto& variant : variants) input.uploaded_variants.push_back(variant.name);
+  input.variant_files = sent->variant_files;
+  std::mt19937 jitter(std::random_device{}());
+  for (int attempt = 1;; ++attempt) {
+    std::optional<std::string> head;
+    if (!options.create_pr) {
+      auto now = hub.list_refs(repo, false);
+      if (!now) return std::move(now).error().context("Cannot list the branches of `" + repo.id + "`");
+      head = head_of(*now, target->branch);
+    }
+    input.remote_files.clear();
+    if (auto tree = hub.list_tree(repo, head.value_or(target->branch), "", true)) {
+      for (const auto& item : *tree) {
+        if (!item.is_directory) input.remote_files.insert(item.path);
+      }
+    }
+    BranchPlan version_plan = plan_version_branch(input);
+    if (version_plan.empty()) break;
+    auto status = commit_plan(target->branch, version_plan, head);
+    if (status) break;
+    if (status.error().status != 412 || attempt >= kMaxCommitAttempts) return std::move(status).error();
+    int base_ms = std::min(kRetryCapMs, kRetryBaseMs << (attempt - 1));
+    int wait_ms = base_ms + std::uniform_int_distribution<int>(0, base_ms)(jitter);
+    say("Branch `" + target->branch + "` moved (another upload committed first); planning again in " +
+        std::to_string(wait_ms) + " ms (attempt " + std::to_string(attempt + 1) + " of " +
+        std::to_string(kMaxCommitAttempts) + ")");
+    std::this_thread::sleep_for(std::chrono::milliseconds(wait_ms));
   }
   if (committed) {
     if (options.create_pr) {

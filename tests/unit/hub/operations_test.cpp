@@ -27,6 +27,19 @@ TEST(plan_version_branch, new_branch_deletes_everything_forked_from_main_under_b
   EXPECT_EQ(plan.deletions, (std::vector<std::string>{"benchmarks/data.csv", "build/torch-cuda/a.py"}));
 }
 
+TEST(plan_version_branch, new_branch_retry_keeps_what_other_uploads_added_since_the_fork) {
+  // This upload created the branch from main (which had build/torch-cuda/a.py); before its commit
+  // another upload added build/torch-rocm/: planned again on the moved head, only the inherited
+  // file is stale.
+  VersionBranchInput input;
+  input.new_branch = true;
+  input.fork_files = std::set<std::string>{"build/torch-cuda/a.py", "README.md"};
+  input.uploaded_variants = {"torch-cpu"};
+  input.remote_files = {"build/torch-cuda/a.py", "build/torch-rocm/b.py", "benchmarks/benchmark_x.py", "README.md"};
+  BranchPlan plan = plan_version_branch(input);
+  EXPECT_EQ(plan.deletions, (std::vector<std::string>{"benchmarks/benchmark_x.py", "build/torch-cuda/a.py"}));
+}
+
 TEST(is_benchmark_script, matches_benchmark_py_files) {
   EXPECT_TRUE(is_benchmark_script("benchmark.py"));
   EXPECT_TRUE(is_benchmark_script("benchmark_attention.py"));
