@@ -12,6 +12,7 @@
 #include "build/jobs.h"
 #include "build/plan.h"
 #include "build/project_checks.h"
+#include "build/remote_cache.h"
 #include "build/run_guard.h"
 #include "build/toolchain.h"
 #include "build/unique_id.h"
@@ -19,6 +20,7 @@
 #include "codegen/card/card_context.h"
 #include "config/reader.h"
 #include "util/fs.h"
+#include "util/process.h"
 #include "util/strings.h"
 
 namespace kb::build {
@@ -149,6 +151,20 @@ const BuildableVariant* BuildableVariants::find(const std::string& name) const {
 
 Result<BuildSummary> run_build(const BuildOptions& options, BuildReporter& reporter) {
   if (options.unique_id) KB_TRY(check_unique_id(*options.unique_id));
+  if (options.no_cache && options.remote_cache) {
+    return Error(ErrorKind::usage, "--remote-cache needs the compiler cache, which --no-cache turns off")
+        .with_hint("drop one of them");
+  }
+  // Without the compiler cache, KERNEL_BUILDER_REMOTE_CACHE does not apply.
+  auto remote_cache = options.no_cache ? util::Result<std::optional<std::string>>(std::optional<std::string>())
+                                       : resolve_remote_cache(options.remote_cache);
+  if (!remote_cache) return std::move(remote_cache).error();
+  if (*remote_cache) {
+    if (!util::find_program("ccache")) {
+      return Error(ErrorKind::config, "--remote-cache needs ccache (the compiler cache), which is not on PATH")
+          .with_hint("install it (Debian/Ubuntu: apt-get install ccache; it has Redis and HTTP storage from 4.4)");
+    }
+  }
   std::error_code ec;
   if (!fs::is_directory(options.kernel_dir, ec)) {
     return Error(ErrorKind::usage, "`" + options.kernel_dir.string() + "` is not a directory");
@@ -228,7 +244,16 @@ Result<BuildSummary> run_build(const BuildOptions& options, BuildReporter& repor
   settings.manylinux = options.manylinux;
   settings.portable = !options.no_portable;
   settings.use_compiler_cache = !options.no_cache;
+  settings.remote_cache = *remote_cache;
   settings.header_cache = !options.no_header_cache;
+  if (settings.remote_cache && settings.header_cache) {
+    // GCC's precompiled headers are not byte-identical between two builds of them, and ccache
+    // keys an object on the header it was compiled with: objects built with the header cache
+    // would never be found by another machine.
+    settings.header_cache = false;
+    reporter.note("the torch header cache is off with --remote-cache: precompiled headers differ between machines, "
+                  "so objects compiled with them could not be shared");
+  }
   settings.symbol_isolation = !options.no_symbol_isolation;
   settings.offline = options.offline;
   settings.import_check = !options.no_import_check;

@@ -37,6 +37,8 @@ struct BuildOptions {
   std::optional<std::string> manylinux;
   bool no_portable = false;
   bool offline = false;  // --offline: no downloads of pinned header archives (header_deps.h)
+  // --remote-cache URL (else KERNEL_BUILDER_REMOTE_CACHE): ccache's remote storage (remote_cache.h).
+  std::optional<std::string> remote_cache;
   // The builder's own identity, recorded in provenance (from cli/app.h).
   std::string builder_version;
   std::string builder_commit;

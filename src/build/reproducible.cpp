@@ -120,6 +120,7 @@ Result<ReproducibilityReport> check_reproducible(const BuildOptions& options, Bu
     copy.kernel_dir = dirs[i];
     copy.unique_id = unique_id;
     copy.no_cache = true;  // a compiler cache would hand the second build the first one's objects
+    copy.remote_cache.reset();  // nor a shared one (KERNEL_BUILDER_REMOTE_CACHE is ignored with no_cache)
     auto summary = build::run_build(copy, reporter);
     if (!summary) {
       Error error = std::move(summary).error();

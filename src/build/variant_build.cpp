@@ -10,6 +10,7 @@
 #include "build/header_deps.h"
 #include "build/jobs.h"
 #include "build/portable.h"
+#include "build/remote_cache.h"
 #include "build/project_checks.h"
 #include "build/reproducible.h"
 #include "build/run_guard.h"
@@ -349,10 +350,20 @@ Result<ArchOutput> compile_arch(const BuildSettings& s, const PlannedVariant& v,
     if (pch->note && s.reporter) s.reporter->note(v.name + ": " + *pch->note);
     if (pch->used && ccache) env["CCACHE_SLOPPINESS"] = ccache_sloppiness(configured_ccache_sloppiness(*ccache));
   }
+  fs::path stats_log = work / "ccache-stats.log";
+  if (s.remote_cache && ccache) {
+    std::error_code ignored;
+    fs::remove(stats_log, ignored);
+    for (const auto& [key, value] : remote_cache_env(*s.remote_cache, s.project, stats_log)) env[key] = value;
+  }
   if (s.reporter) s.reporter->stage(v.name, Stage::compile);
   auto run = run_logged(s, v.name, {"ninja", "-C", cmake_dir.string(), "-j", std::to_string(jobs.jobs)}, log_path, env);
   if (!run) return std::move(run).error();
   if (!run->success()) return build_failure(v.name, "compilation failed", log_path);
+  if (s.remote_cache && ccache && s.reporter) {
+    auto log = util::read_file(stats_log);
+    s.reporter->note(v.name + ": " + describe(parse_stats_log(log ? *log : std::string())));
+  }
   if (!fs::exists(out.library)) return build_failure(v.name, "the module " + out.library.string() + " was not built", log_path);
   // Reproducible modules: the linker's build id also covers names removed after the link.
   if (auto derived = abi::derive_build_id(out.library); !derived) return std::move(derived).error();

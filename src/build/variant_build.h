@@ -36,6 +36,8 @@ struct BuildSettings {
   // Link Linux variants against C-library stubs of that policy (portable.h); off: the host glibc.
   bool portable = true;
   bool use_compiler_cache = true;
+  // ccache's remote storage URL for every compile (remote_cache.h); needs the compiler cache.
+  std::optional<std::string> remote_cache;
   // The shared torch header cache (torch_pch.h): precompiled torch headers for C++ sources.
   bool header_cache = true;
   // Each kernel unit keeps its own symbols (templates/project/variant/kernel_units.cmake).

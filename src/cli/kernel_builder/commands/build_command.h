@@ -120,6 +120,9 @@ inline void add_build_flags(CLI::App& app, BuildCommandOptions& o, bool with_var
   app.add_flag("-L,--print-build-logs", o.build.print_build_logs, "Stream compiler/CMake output to stderr");
   app.add_option("--unique-id", o.unique_id, "Unique id of this build (default: from git)");
   app.add_flag("--no-cache", o.build.no_cache, "Do not use ccache");
+  app.add_option("--remote-cache", o.build.remote_cache,
+                 "Share compiled objects through ccache's remote storage: redis://[[USER]:PASSWORD@]HOST[:PORT], "
+                 "redis+unix:/PATH, http://HOST[:PORT]/PATH or file:/PATH (also KERNEL_BUILDER_REMOTE_CACHE)");
   app.add_flag("--no-header-cache", o.build.no_header_cache,
                "Do not use the shared torch header cache (precompiled torch headers in $XDG_CACHE_HOME/kernel-builder)");
   app.add_flag("--no-symbol-isolation", o.build.no_symbol_isolation,

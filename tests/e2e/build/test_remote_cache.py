@@ -1,0 +1,86 @@
+"""A compile cache shared between machines (issue 19): `build --remote-cache redis://…` puts every
+compile through ccache's remote storage. Two "runners" (two clean copies of the addone fixture in
+directories of different depth, each with its own empty local ccache and user cache) build the
+same CPU variant against one real redis-server: the second gets every compile from the remote
+cache and produces the same module. The server is Debian's redis-server, started here on a free
+port with nothing persisted."""
+import hashlib
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+from kb_build_e2e_support import copy_fixture  # noqa: E402
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture
+def redis_url(tmp_path):
+    server = shutil.which("redis-server")
+    if server is None:
+        pytest.skip("redis-server not installed (Debian package redis-server; scripts/install-deps installs it)")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    process = subprocess.Popen([server, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+                                "--dir", str(tmp_path)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 10
+    while time.time() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            break
+        except OSError:
+            time.sleep(0.05)
+    yield f"redis://127.0.0.1:{port}"
+    process.terminate()
+    process.wait(timeout=10)
+
+
+def _runner(tmp_path, name, kernel_builder, kb_python, cpu_variant, redis_url, depth):
+    root = tmp_path / name
+    for part in range(depth):
+        root = root / f"d{part}"
+    project = copy_fixture("addone", root)
+    env = dict(os.environ, CCACHE_DIR=str(tmp_path / name / "ccache"), XDG_CACHE_HOME=str(tmp_path / name / "xdg"),
+               KERNEL_BUILDER_REMOTE_CACHE=redis_url)
+    start = time.monotonic()
+    run = subprocess.run([str(kernel_builder), "build", str(project), "--python", str(kb_python), "--variant", cpu_variant,
+                          "--unique-id", "rcache"], capture_output=True, text=True, env=env)
+    seconds = time.monotonic() - start
+    assert run.returncode == 0, run.stderr
+    module = next((project / "build" / cpu_variant).glob("*.so"))
+    return run.stderr, seconds, hashlib.sha256(module.read_bytes()).hexdigest()
+
+
+def test_second_runner_gets_every_compile_from_the_remote_cache(tmp_path, kernel_builder, kb_python, cpu_variant,
+                                                                redis_url):
+    first, first_s, first_module = _runner(tmp_path, "runner1", kernel_builder, kb_python, cpu_variant, redis_url, 1)
+    second, second_s, second_module = _runner(tmp_path, "runner2", kernel_builder, kb_python, cpu_variant, redis_url, 3)
+    note = f"note: {cpu_variant}: "
+    assert note + "0 of 3 compiles from the compiler cache (0 from the remote cache)" in first, first
+    assert note + "3 of 3 compiles from the compiler cache (3 from the remote cache)" in second, second
+    assert "the torch header cache is off with --remote-cache" in second
+    assert second_module == first_module
+    print(f"remote cache: runner 1 {first_s:.1f} s, runner 2 {second_s:.1f} s, hit rate 3/3")
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--remote-cache", "rediss://user:secret@cache.example"],
+     "error: Unsupported remote compile cache `rediss://***@cache.example`"),
+    (["--remote-cache", "redis://user:secret@cache.example:6379", "--no-cache"],
+     "error: --remote-cache needs the compiler cache, which --no-cache turns off"),
+])
+def test_bad_remote_cache_requests_stop_before_building(tmp_path, kernel_builder, args, message):
+    project = copy_fixture("addone", tmp_path)
+    run = subprocess.run([str(kernel_builder), "build", str(project), *args], capture_output=True, text=True)
+    assert run.returncode == 2
+    assert message in run.stderr
+    assert "secret" not in run.stderr
+    assert not (project / "build").exists()
