@@ -57,6 +57,11 @@ std::map<std::string, std::string> remote_cache_env(const std::string& url, cons
       // working directory is not hashed: another checkout elsewhere finds the same entries.
       {"CCACHE_BASEDIR", project.string()},
       {"CCACHE_NOHASHDIR", "1"},
+      // nvcc gets the prefix map through -Xcompiler, which ccache hashes as an opaque argument
+      // holding the kernel directory's absolute path (it leaves g++'s own -ffile-prefix-map out
+      // of the hash already). The map makes the output independent of that path, so it may be
+      // left out of nvcc's cache key too.
+      {"CCACHE_IGNOREOPTIONS", "-Xcompiler=-ffile-prefix-map=*"},
       {"CCACHE_STATSLOG", stats_log.string()},
   };
 }

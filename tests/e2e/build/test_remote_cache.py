@@ -43,11 +43,11 @@ def redis_url(tmp_path):
     process.wait(timeout=10)
 
 
-def _runner(tmp_path, name, kernel_builder, kb_python, cpu_variant, redis_url, depth):
+def _runner(tmp_path, name, kernel_builder, kb_python, cpu_variant, redis_url, depth, fixture="addone"):
     root = tmp_path / name
     for part in range(depth):
         root = root / f"d{part}"
-    project = copy_fixture("addone", root)
+    project = copy_fixture(fixture, root)
     env = dict(os.environ, CCACHE_DIR=str(tmp_path / name / "ccache"), XDG_CACHE_HOME=str(tmp_path / name / "xdg"),
                KERNEL_BUILDER_REMOTE_CACHE=redis_url)
     start = time.monotonic()
@@ -69,6 +69,25 @@ def test_second_runner_gets_every_compile_from_the_remote_cache(tmp_path, kernel
     assert "the torch header cache is off with --remote-cache" in second
     assert second_module == first_module
     print(f"remote cache: runner 1 {first_s:.1f} s, runner 2 {second_s:.1f} s, hit rate 3/3")
+
+
+def test_nvcc_compiles_hit_from_another_directory(tmp_path, kernel_builder, kb_python, redis_url):
+    """The CUDA fixture (one .cu, one arch, plus the binding): nvcc's compile, whose prefix map
+    names the kernel directory inside -Xcompiler, hits from another directory too."""
+    if not Path("/usr/local/cuda/bin/nvcc").exists():
+        pytest.skip("nvcc not available")
+    probe = subprocess.run([str(kb_python), "-c", "import torch; print(torch.__version__); print(torch.version.cuda or '')"],
+                           capture_output=True, text=True).stdout.split("\n")
+    if not probe[1]:
+        pytest.skip("the test interpreter's torch is not a CUDA build")
+    nvcc = subprocess.run(["/usr/local/cuda/bin/nvcc", "--version"], capture_output=True, text=True).stdout
+    release = nvcc.split("release ")[1].split(",")[0].replace(".", "")
+    major, minor = probe[0].split(".")[:2]
+    variant = f"torch{major}{minor}-cxx11-cu{release}-x86_64-linux"
+    first, _, first_module = _runner(tmp_path, "cuda1", kernel_builder, kb_python, variant, redis_url, 1, "cuda_anon")
+    second, _, second_module = _runner(tmp_path, "cuda2", kernel_builder, kb_python, variant, redis_url, 2, "cuda_anon")
+    assert f"note: {variant}: 3 of 3 compiles from the compiler cache (3 from the remote cache)" in second, second
+    assert second_module == first_module
 
 
 @pytest.mark.parametrize("args, message", [
