@@ -16,6 +16,7 @@
 #include "build/run_guard.h"
 #include "build/toolchain.h"
 #include "build/unique_id.h"
+#include "build/user_cache.h"
 #include "build/variant_build.h"
 #include "codegen/card/card_context.h"
 #include "config/reader.h"
@@ -48,13 +49,13 @@ Result<std::vector<std::string>> interpreters(const BuildOptions& options) {
   return out;
 }
 
-// Probes every configured interpreter (`cache_dir` empty: no probe cache). An interpreter that
-// cannot be used is an error, or, with `problems`, a line there and skipped.
-Result<std::vector<Toolchain>> probe_toolchains(const BuildOptions& options, const fs::path& cache_dir,
-                                                std::vector<std::string>* problems) {
+// Probes every configured interpreter, through the probe cache in the user cache (toolchain.h).
+// An interpreter that cannot be used is an error, or, with `problems`, a line there and skipped.
+Result<std::vector<Toolchain>> probe_toolchains(const BuildOptions& options, std::vector<std::string>* problems) {
   auto pythons = interpreters(options);
   if (!pythons) return std::move(pythons).error();
   std::vector<Toolchain> toolchains;
+  fs::path cache_dir = user_cache_dir() / "toolchains";
   for (const auto& python : *pythons) {
     auto toolchain = probe_toolchain(python, cache_dir);
     if (!toolchain) {
@@ -121,7 +122,7 @@ Result<std::vector<std::string>> read_toolchain_registry(const fs::path& file) {
 
 Result<BuildableVariants> buildable_variants(const config::BuildConfig& config, const BuildOptions& options) {
   BuildableVariants out;
-  auto detected = probe_toolchains(options, {}, &out.problems);
+  auto detected = probe_toolchains(options, &out.problems);
   if (!detected) return std::move(detected).error();
   const std::vector<Toolchain>& toolchains = *detected;
   if (toolchains.empty()) return out;
@@ -141,7 +142,7 @@ Result<BuildableVariants> buildable_variants(const config::BuildConfig& config, 
 }
 
 Result<std::vector<Toolchain>> detect_toolchains(const BuildOptions& options, std::vector<std::string>& problems) {
-  return probe_toolchains(options, {}, &problems);
+  return probe_toolchains(options, &problems);
 }
 
 const BuildableVariant* BuildableVariants::find(const std::string& name) const {
@@ -179,8 +180,8 @@ Result<BuildSummary> run_build(const BuildOptions& options, BuildReporter& repor
   InterruptWatch interrupt_watch;
   remove_stale_staging(project / "build");
 
-  // Toolchains (probe results cached under build/.kb so a no-op build skips `import torch`).
-  auto detected = probe_toolchains(options, project / "build" / ".kb" / "toolchains", nullptr);
+  // Toolchains (probe results cached in the user cache: a clean build skips `import torch` too).
+  auto detected = probe_toolchains(options, nullptr);
   if (!detected) return std::move(detected).error();
   const std::vector<Toolchain>& toolchains = *detected;
   auto plan = plan_build(*config, toolchains);
@@ -295,7 +296,9 @@ Result<BuildSummary> run_build(const BuildOptions& options, BuildReporter& repor
     if (errors.size() > 1) first.hints.push_back(std::to_string(errors.size() - 1) + " more variant(s) failed as well");
     return first;
   }
-  if (options.variants.empty()) KB_TRY(copy_bundle_extras(*config, project, project / "build", reporter));
+  // A release build copies the card and benchmarks also when it builds some variants only (one CI
+  // job of a release plan): every job's upload then carries the same shared files.
+  if (options.variants.empty() || options.bundle) KB_TRY(copy_bundle_extras(*config, project, project / "build", reporter));
   return summary;
 }
 

@@ -83,6 +83,15 @@ std::optional<MajorMinor> BuildSet::toolkit_major_minor() const {
   return MajorMinor::from(*toolkit);
 }
 
+std::optional<std::string> BuildSet::toolkit_text() const {
+  if (!toolkit) return std::nullopt;
+  std::vector<uint64_t> parts = toolkit->components();
+  while (parts.size() < 2) parts.push_back(0);
+  std::string text;
+  for (uint64_t part : parts) text += (text.empty() ? "" : ".") + std::to_string(part);
+  return text;
+}
+
 util::Result<Matrix> parse_matrix(std::string_view json_text) {
   json root = json::parse(json_text, nullptr, /*allow_exceptions=*/false);
   if (root.is_discarded() || !root.is_object()) return util::Error(util::ErrorKind::config, "Build matrix is not a JSON object");

@@ -28,6 +28,8 @@ struct BuildSet {
   std::string system() const { return cpu + "-" + os; }  // "x86_64-linux"
   MajorMinor torch_major_minor() const { return MajorMinor::from(torch); }
   std::optional<MajorMinor> toolkit_major_minor() const;
+  // The toolkit as toolkits are named, with at least two components ("13.0", "2025.3.2").
+  std::optional<std::string> toolkit_text() const;
 };
 
 struct Matrix {

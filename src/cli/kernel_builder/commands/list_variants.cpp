@@ -32,13 +32,6 @@ struct Options {
   std::string toolchains;
 };
 
-// Toolkit versions keep at least two components ("13.0", "2025.3.2"), as toolkits are named.
-std::string toolkit_text(const config::Version& version) {
-  std::string text = version.to_string();
-  if (version.components().size() < 2) text = std::to_string(version.major()) + "." + std::to_string(version.minor());
-  return text;
-}
-
 // Only variants added from the toolchains lack a build set among the arch variants.
 bool outside_matrix(const variant::ProjectVariant& v) { return v.name.is_arch() && !v.build_set; }
 
@@ -53,7 +46,7 @@ nlohmann::ordered_json to_json(const variant::ProjectVariant& v, const build::Bu
   out["os"] = nullptr;
   if (v.build_set) {
     out["torch"] = v.build_set->torch_major_minor().to_string();
-    if (v.build_set->toolkit) out["toolkit"] = toolkit_text(*v.build_set->toolkit);
+    if (auto toolkit = v.build_set->toolkit_text()) out["toolkit"] = *toolkit;
     out["cpu"] = v.build_set->cpu;
     out["os"] = v.build_set->os;
   } else if (v.name.is_arch()) {
