@@ -6,6 +6,7 @@
 #include <optional>
 #include <regex>
 
+#include "build/user_cache.h"
 #include "util/fs.h"
 #include "util/strings.h"
 
@@ -67,11 +68,7 @@ std::optional<std::string> cutlass_version(const fs::path& include_dir) {
 
 }  // namespace
 
-fs::path default_dependency_cache() {
-  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return fs::path(xdg) / "kernel-builder" / "deps";
-  const char* home = std::getenv("HOME");
-  return fs::path(home && *home ? home : "/tmp") / ".cache" / "kernel-builder" / "deps";
-}
+fs::path default_dependency_cache() { return user_cache_dir() / "deps"; }
 
 std::map<std::string, std::string> dependency_environment() {
   std::map<std::string, std::string> out;

@@ -1,11 +1,13 @@
 // Toolchain detection (see toolchain.h).
 #include "build/toolchain.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <regex>
 
 #include <nlohmann/json.hpp>
 
+#include "build/user_cache.h"
 #include "util/embedded.h"
 #include "util/fs.h"
 #include "util/hash.h"
@@ -49,14 +51,6 @@ std::string probe_script() {
     if (file.path == "probe_toolchain.py") return std::string(file.content);
   }
   return {};
-}
-
-// Modification time of a file as a number, or -1.
-long long mtime(const fs::path& path) {
-  std::error_code ec;
-  auto time = fs::last_write_time(path, ec);
-  if (ec) return -1;
-  return static_cast<long long>(time.time_since_epoch().count());
 }
 
 std::optional<fs::path> resolve_python(const std::string& python) {
@@ -165,52 +159,115 @@ std::optional<CudaToolkit> find_cuda_toolkit() {
   return std::nullopt;
 }
 
-Result<Toolchain> probe_toolchain(const std::string& python, const fs::path& cache_dir) {
+namespace {
+
+constexpr int kProbeCacheFormat = 4;
+constexpr size_t kMaxProbeEntries = 32;
+
+// Environment variables that change what the interpreter imports (and so what the probe reports).
+constexpr const char* kProbeEnvironment[] = {"PYTHONPATH", "PYTHONHOME", "PYTHONNOUSERSITE", "PYTHONUSERBASE",
+                                             "PYTHONPLATLIBDIR", "PYTHONSAFEPATH"};
+
+// Files and directories whose stamps (user_cache.h) must be unchanged for a cached probe result
+// to hold: the interpreter binary (a new Python), the venv's pyvenv.cfg, torch's version.py (a
+// reinstalled torch) and the package directories (a package installed or removed changes them:
+// torch upgraded or removed, tvm_ffi added).
+std::vector<fs::path> stamped_paths(const fs::path& interpreter, const json& probe) {
+  std::error_code ec;
+  std::vector<fs::path> out = {fs::canonical(interpreter, ec), interpreter.parent_path().parent_path() / "pyvenv.cfg"};
+  if (ec) out.front() = interpreter;
+  if (auto torch_dir = optional_string(probe, "torch_dir")) out.push_back(fs::path(*torch_dir) / "version.py");
+  for (const auto& dir : string_list(probe, "site_dirs")) out.push_back(dir);
+  return out;
+}
+
+json stamps_of(const std::vector<fs::path>& paths) {
+  json out = json::object();
+  for (const auto& path : paths) out[path.string()] = file_stamp(path);
+  return out;
+}
+
+// The probe output cached for `interpreter`, if the entry is readable, of this format and version of
+// the probe script, and every stamp still holds.
+std::optional<std::string> cached_probe(const fs::path& cache_file, const std::string& identity,
+                                        const fs::path& interpreter) {
+  auto text = util::read_file(cache_file);
+  if (!text) return std::nullopt;
+  json entry = json::parse(*text, nullptr, false);
+  if (entry.is_discarded() || !entry.is_object() || entry.value("format_version", 0) != kProbeCacheFormat) {
+    return std::nullopt;
+  }
+  if (entry.value("identity", "") != identity) return std::nullopt;
+  auto output = entry.find("probe");
+  auto stamps = entry.find("stamps");
+  if (output == entry.end() || !output->is_string() || stamps == entry.end() || !stamps->is_object()) return std::nullopt;
+  json probe = json::parse(output->get<std::string>(), nullptr, false);
+  if (probe.is_discarded() || !probe.is_object()) return std::nullopt;
+  if (*stamps != stamps_of(stamped_paths(interpreter, probe))) return std::nullopt;
+  return output->get<std::string>();
+}
+
+}  // namespace
+
+std::string probe_cache_identity(const fs::path& interpreter) {
+  // The path as given, not resolved: a venv's bin/python is a symlink to the base interpreter,
+  // and the venv (sys.prefix) is found from the unresolved path.
+  std::string identity = "kb-toolchain-probe " + std::to_string(kProbeCacheFormat) + "\n" + interpreter.string() + "\n";
+  // A builder with another probe script reports other facts.
+  identity += "script " + util::sha256_hex(probe_script()) + "\n";
+  for (const char* name : kProbeEnvironment) {
+    if (const char* value = std::getenv(name)) identity += std::string(name) + "=" + value + "\n";
+  }
+  return identity;
+}
+
+Result<Toolchain> probe_toolchain(const std::string& python, const fs::path& cache_dir, bool* from_cache) {
+  if (from_cache) *from_cache = false;
   auto resolved = resolve_python(python);
   if (!resolved) {
     return Error(ErrorKind::not_found, "Python interpreter `" + python + "` not found")
         .with_hint("pass an interpreter with torch installed using `--python <PATH>`");
   }
   fs::path interpreter = *resolved;
-  // Cache key: interpreter path + its mtime; validity also re-checks torch's version.py.
-  std::string key = util::sha256_hex(interpreter.string() + "\n" + std::to_string(mtime(interpreter))).substr(0, 16);
-  fs::path cache_file = cache_dir.empty() ? fs::path() : cache_dir / ("toolchain-" + key + ".json");
-  // Modification times of the interpreter's package directories: installing or removing a
-  // package (a new torch in the same venv) changes them.
-  auto site_stamps = [](const json& probe) {
-    json stamps = json::array();
-    for (const auto& dir : string_list(probe, "site_dirs")) stamps.push_back(mtime(dir));
-    return stamps;
-  };
-  std::string output;
+  std::string identity = probe_cache_identity(interpreter);
+  fs::path cache_file =
+      cache_dir.empty() ? fs::path() : cache_dir / ("toolchain-" + util::sha256_hex(identity).substr(0, 24) + ".json");
   if (!cache_file.empty()) {
-    if (auto cached = util::read_file(cache_file)) {
-      json entry = json::parse(*cached, nullptr, false);
-      if (!entry.is_discarded() && entry.value("format_version", 0) == 3 &&
-          entry.value("torch_stamp", -2LL) == mtime(fs::path(entry.value("torch_dir", "")) / "version.py")) {
-        json probe = json::parse(entry.value("probe", ""), nullptr, false);
-        if (!probe.is_discarded() && entry.value("site_stamps", json()) == site_stamps(probe)) output = entry.value("probe", "");
+    if (auto cached = cached_probe(cache_file, identity, interpreter)) {
+      auto toolchain = parse_probe_output(*cached, interpreter);
+      // An entry that no longer parses (e.g. written by another builder) is probed again.
+      if (toolchain) {
+        if (from_cache) *from_cache = true;
+        if (toolchain->torch_cuda) toolchain->cuda = find_cuda_toolkit();
+        return toolchain;
       }
     }
   }
-  if (output.empty()) {
-    auto run = util::run_process({interpreter.string(), "-c", probe_script()});
-    if (!run) return std::move(run).error();
-    if (!run->success()) {
-      return Error(ErrorKind::process, "Cannot probe the Python interpreter `" + interpreter.string() + "`")
-          .with_cause(std::string(util::trim(run->stderr_text)));
-    }
-    output = run->stdout_text;
+  auto started = fs::file_time_type::clock::now();
+  auto run = util::run_process({interpreter.string(), "-c", probe_script()});
+  if (!run) return std::move(run).error();
+  if (!run->success()) {
+    return Error(ErrorKind::process, "Cannot probe the Python interpreter `" + interpreter.string() + "`")
+        .with_cause(std::string(util::trim(run->stderr_text)));
   }
-  auto toolchain = parse_probe_output(output, interpreter);
+  auto toolchain = parse_probe_output(run->stdout_text, interpreter);
   if (!toolchain) return toolchain;
-  if (!cache_file.empty()) {
-    json entry = {{"format_version", 3},
-                  {"torch_dir", toolchain->torch_dir},
-                  {"torch_stamp", mtime(fs::path(toolchain->torch_dir) / "version.py")},
-                  {"site_stamps", site_stamps(json::parse(output, nullptr, false))},
-                  {"probe", output}};
-    (void)util::write_file_atomic(cache_file, entry.dump());
+  json probe = json::parse(run->stdout_text, nullptr, false);
+  auto paths = stamped_paths(interpreter, probe);
+  // A file changed while the probe ran (a package being installed) may not be in its output: such
+  // a result is used once, not kept.
+  bool settled = std::none_of(paths.begin(), paths.end(), [&](const fs::path& path) {
+    std::error_code ec;
+    auto time = fs::last_write_time(path, ec);
+    return !ec && time >= started;
+  });
+  if (!cache_file.empty() && settled) {
+    json entry = {{"format_version", kProbeCacheFormat},
+                  {"identity", identity},
+                  {"stamps", stamps_of(paths)},
+                  {"probe", run->stdout_text}};
+    // A cache that cannot be written only costs the next build another probe.
+    if (util::write_file_atomic(cache_file, entry.dump(1))) prune_oldest_files(cache_dir, ".json", kMaxProbeEntries);
   }
   if (toolchain->torch_cuda) toolchain->cuda = find_cuda_toolkit();
   return toolchain;

@@ -1,7 +1,7 @@
 // Toolchain detection (cli.md §1.1): a Python interpreter with torch plus the backend toolkit
 // it needs. Probing runs a small embedded script in the interpreter (scripts/probe_toolchain.py)
-// and finds nvcc; results are cached per interpreter so a no-op rebuild does not pay for
-// `import torch`.
+// and finds nvcc; results are cached per interpreter in the user cache, so that a clean build
+// does not pay for `import torch`.
 #pragma once
 
 #include <filesystem>
@@ -58,8 +58,18 @@ std::optional<variant::MajorMinor> parse_nvcc_version(const std::string& output)
 std::optional<CudaToolkit> find_cuda_toolkit();
 
 // Probes `python` (a path or a name on PATH). `cache_dir`, when not empty, keeps the probe
-// result keyed by interpreter path and the modification times of the interpreter, torch and the
-// interpreter's site-packages directories (a package installed or removed invalidates it).
-util::Result<Toolchain> probe_toolchain(const std::string& python, const std::filesystem::path& cache_dir);
+// result, one file per interpreter (user_cache.h: `toolchains/`), so that a clean build does not
+// pay for `import torch`. The entry's name and its identity are `probe_cache_identity`; it is used
+// only while the stamps it recorded still hold: the interpreter binary (realpath), the venv's
+// pyvenv.cfg, torch's version.py and the interpreter's package directories (installing, upgrading
+// or removing a package changes them). A stale, corrupt or unreadable entry is probed again and
+// rewritten. `from_cache` (optional) tells whether the probe was skipped.
+util::Result<Toolchain> probe_toolchain(const std::string& python, const std::filesystem::path& cache_dir,
+                                        bool* from_cache = nullptr);
+
+// What a cached probe result of `interpreter` (absolute, not resolved) depends on besides the
+// stamped files: the interpreter path, the probe script and the environment variables that change
+// Python's import path (PYTHONPATH, PYTHONHOME, ...).
+std::string probe_cache_identity(const std::filesystem::path& interpreter);
 
 }  // namespace kb::build

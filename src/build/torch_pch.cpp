@@ -10,6 +10,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "build/user_cache.h"
 #include "util/fs.h"
 #include "util/hash.h"
 #include "util/process.h"
@@ -284,17 +285,7 @@ Result<std::vector<std::string>> pch_compile_args(const std::vector<std::string>
   return out;
 }
 
-fs::path header_cache_dir() {
-  const char* xdg = std::getenv("XDG_CACHE_HOME");
-  fs::path base;
-  if (xdg && *xdg) {
-    base = xdg;
-  } else {
-    const char* home = std::getenv("HOME");
-    base = fs::path(home && *home ? home : "/tmp") / ".cache";
-  }
-  return base / "kernel-builder" / "torch-pch";
-}
+fs::path header_cache_dir() { return user_cache_dir() / "torch-pch"; }
 
 Result<PreparedPch> prepare_torch_pch(const fs::path& cmake_dir, const ProjectSpecifics& specifics,
                                       const TorchInstall& torch, const fs::path& log_path,

@@ -7,6 +7,7 @@
 
 #include "abi/check.h"
 #include "build/cmake_cache.h"
+#include "build/cmake_seed.h"
 #include "build/header_deps.h"
 #include "build/jobs.h"
 #include "build/portable.h"
@@ -17,6 +18,7 @@
 #include "build/staging.h"
 #include "build/toolchain.h"
 #include "build/torch_pch.h"
+#include "build/user_cache.h"
 #include "codegen/ops_py.h"
 #include "codegen/variant_project.h"
 #include "config/python_registry.h"
@@ -178,6 +180,43 @@ void remove_python_caches(const fs::path& root) {
   for (const auto& path : doomed) fs::remove_all(path, ec);
 }
 
+void append_log(const fs::path& log_path, const std::string& line) {
+  std::ofstream log(log_path, std::ios::app | std::ios::binary);
+  log << "kernel-builder: " << line << "\n";
+}
+
+// Runs CMake's configure. An empty build directory of a CPU or CUDA variant starts from the
+// compiler identification its toolchain had last time (cmake_seed.h): CMake then skips compiling
+// and running its identification programs. A seeded configure that fails is run again unseeded.
+util::Status configure_project(const BuildSettings& s, const PlannedVariant& v, const std::vector<std::string>& configure,
+                               const fs::path& cmake_dir, const fs::path& log_path,
+                               const std::map<std::string, std::string>& env) {
+  std::error_code ec;
+  std::optional<std::string> identity;
+  fs::path seeds = user_cache_dir() / "cmake-seeds";
+  if (!fs::exists(cmake_dir / "CMakeCache.txt", ec) && (v.backend == Backend::cpu || v.backend == Backend::cuda)) {
+    identity = cmake_seed_identity(configure, v.backend == Backend::cuda ? "CXX CUDA" : "CXX", effective_environment(env),
+                                   host_release());
+    fs::remove_all(cmake_dir, ec);  // what an interrupted configure left
+  }
+  fs::path seed = identity ? apply_cmake_seed(seeds, *identity, cmake_dir) : fs::path();
+  if (!seed.empty()) append_log(log_path, "compiler identification seeded from " + seed.string());
+  auto run = run_logged(s, v.name, configure, log_path, env);
+  if (!run) return std::move(run).error();
+  if (!run->success() && !seed.empty()) {
+    append_log(log_path, "the configure with a seeded compiler identification failed; configuring again without it");
+    forget_cmake_seed(seeds, *identity);
+    fs::remove_all(cmake_dir, ec);
+    seed.clear();
+    run = run_logged(s, v.name, configure, log_path, env);
+    if (!run) return std::move(run).error();
+  }
+  if (!run->success()) return build_failure(v.name, "CMake configuration failed", log_path);
+  // The next clean build directory with this toolchain starts from this identification.
+  if (identity && seed.empty()) (void)save_cmake_seed(seeds, *identity, cmake_dir);
+  return {};
+}
+
 struct ArchOutput {
   std::vector<std::string> archs;  // recorded in metadata.json
   fs::path library;                // the built module
@@ -335,9 +374,7 @@ Result<ArchOutput> compile_arch(const BuildSettings& s, const PlannedVariant& v,
   auto previous = util::read_file(configure_stamp);
   if (!fs::exists(cmake_dir / "CMakeCache.txt") || !previous || *previous != configure_key) {
     if (s.reporter) s.reporter->stage(v.name, Stage::configure);
-    auto run = run_logged(s, v.name, configure, log_path, env);
-    if (!run) return std::move(run).error();
-    if (!run->success()) return build_failure(v.name, "CMake configuration failed", log_path);
+    KB_TRY(configure_project(s, v, configure, cmake_dir, log_path, env));
     KB_TRY(util::write_file_atomic(configure_stamp, configure_key));
   }
   if (header_cache) {

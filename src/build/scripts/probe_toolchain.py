@@ -6,6 +6,11 @@ import site
 import sys
 import sysconfig
 
+# `python -c` puts the working directory first on sys.path: without it, what the probe finds does
+# not depend on where the build was started (the builder caches the result per interpreter).
+if sys.path and sys.path[0] == "":
+    del sys.path[0]
+
 out = {
     "format_version": 1,
     "python_version": "%d.%d.%d" % sys.version_info[:3],
