@@ -40,10 +40,14 @@ mkdir -p kb-bin && cp kb-build/src/cli/kernel-builder kb-bin/
 constexpr const char* kInstallToolchain = R"SH(python3 -m venv "$RUNNER_TEMP/toolchain"
 pip="$RUNNER_TEMP/toolchain/bin/pip"
 if [ -n "$TORCH_INDEX" ]; then "$pip" install -q --index-url "$TORCH_INDEX" "$TORCH"; else "$pip" install -q "$TORCH"; fi
-if [ -n "$NVCC" ]; then
-  "$pip" install -q "$NVCC"
-  # One CUDA_HOME from the parts pip installed: nvcc (this package), the runtime headers and
-  # libraries (torch's requirements).
+# shellcheck disable=SC2086 # NVCC holds several requirements
+if [ -n "$NVCC" ]; then "$pip" install -q $NVCC; fi
+)SH";
+
+// One CUDA_HOME from the parts pip installed into the toolchain: nvcc, nvvm and crt (NVCC's
+// packages), the runtime headers and libraries (torch's requirements). CUDA 13 wheels share one
+// tree (nvidia/cu13); 12.x ones have a tree each (nvidia/cuda_nvcc, nvidia/cuda_runtime, ...).
+constexpr const char* kCudaHome = R"SH(if [ -n "$NVCC" ]; then
   site=$("$RUNNER_TEMP/toolchain/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
   mkdir -p "$RUNNER_TEMP/cuda"
   for part in "$site"/nvidia/*/; do cp -rsf "$part." "$RUNNER_TEMP/cuda/"; done
@@ -158,6 +162,10 @@ void build_job(YAML::Emitter& out, const std::string& id, const std::vector<cons
   out << YAML::Key << "TORCH_INDEX" << YAML::Value << "${{ matrix.torch-index }}";
   out << YAML::Key << "NVCC" << YAML::Value << "${{ matrix.nvcc }}" << YAML::EndMap;
   out << YAML::Key << "run" << YAML::Value << YAML::Literal << kInstallToolchain << YAML::EndMap;
+  out << YAML::BeginMap << YAML::Key << "name" << YAML::Value << "Assemble CUDA_HOME";
+  out << YAML::Key << "env" << YAML::Value << YAML::BeginMap;
+  out << YAML::Key << "NVCC" << YAML::Value << "${{ matrix.nvcc }}" << YAML::EndMap;
+  out << YAML::Key << "run" << YAML::Value << YAML::Literal << kCudaHome << YAML::EndMap;
   out << YAML::BeginMap << YAML::Key << "name" << YAML::Value << "Build ${{ matrix.variants }}";
   out << YAML::Key << "env" << YAML::Value << YAML::BeginMap;
   out << YAML::Key << "KERNEL_DIR" << YAML::Value << kernel_dir(options);

@@ -147,11 +147,16 @@ Result<ReleasePlan> plan_release(const variant::Matrix& matrix, const config::Bu
       known.push_back(v.build_set->system());
     }
   }
+  // A kernel without arch variants (noarch only) runs its one job on any system of the matrix.
+  if (known.empty()) {
+    for (const auto& set : matrix.build_sets) {
+      if (std::find(known.begin(), known.end(), set.system()) == known.end()) known.push_back(set.system());
+    }
+  }
   for (const auto& wanted : options.systems) {
     if (std::find(known.begin(), known.end(), wanted) == known.end()) {
       return Error(ErrorKind::usage, "`" + wanted + "` is not a system this kernel builds for")
-          .with_hint(known.empty() ? "This kernel has no arch variants: leave out --system."
-                                   : "Systems of this kernel: " + util::join(known, ", ") + ".");
+          .with_hint("Systems of this kernel: " + util::join(known, ", ") + ".");
     }
   }
   auto selected = [&](const std::string& system) {
@@ -192,7 +197,9 @@ Result<ReleasePlan> plan_release(const variant::Matrix& matrix, const config::Bu
     // Noarch variants compile nothing: one job on the first planned system (else Linux x86-64).
     PlanGroup group;
     group.id = "noarch";
-    group.system = plan.systems.empty() ? "x86_64-linux" : plan.systems.front();
+    group.system = !plan.systems.empty()           ? plan.systems.front()
+                   : !options.systems.empty() ? options.systems.front()
+                                              : "x86_64-linux";
     group.variants = noarch;
     // Nothing is compiled, but the build's checks import torch: the newest torch of the matrix.
     std::optional<variant::MajorMinor> newest;

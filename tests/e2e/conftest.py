@@ -27,3 +27,22 @@ def kernel_builder() -> Path:
 @pytest.fixture(scope="session")
 def kernel_hub() -> Path:
     return _binary("kernel-hub")
+
+
+# The toolchain interpreter (a Python with torch) of the build, CI-plan and simulation tests.
+def _test_python() -> Path:
+    explicit = os.environ.get("KB_TEST_PYTHON")
+    if explicit:
+        return Path(explicit)
+    venv = os.environ.get("KB_VENV")
+    if venv:
+        return Path(venv) / "bin" / "python"
+    return Path("/work/venv-probe/bin/python")
+
+
+@pytest.fixture(scope="session")
+def kb_python() -> Path:
+    python = _test_python()
+    if not python.exists():
+        pytest.fail(f"toolchain interpreter {python} not found; set KB_TEST_PYTHON")
+    return python

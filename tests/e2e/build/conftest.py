@@ -12,24 +12,6 @@ sys.path.insert(0, str(Path(__file__).parent))
 from kb_build_e2e_support import copy_fixture, run_build  # noqa: E402
 
 
-def _test_python() -> Path:
-    explicit = os.environ.get("KB_TEST_PYTHON")
-    if explicit:
-        return Path(explicit)
-    venv = os.environ.get("KB_VENV")
-    if venv:
-        return Path(venv) / "bin" / "python"
-    return Path("/work/venv-probe/bin/python")
-
-
-@pytest.fixture(scope="session")
-def kb_python() -> Path:
-    python = _test_python()
-    if not python.exists():
-        pytest.fail(f"toolchain interpreter {python} not found; set KB_TEST_PYTHON")
-    return python
-
-
 @pytest.fixture(scope="session")
 def cpu_variant(kb_python) -> str:
     """Name of the CPU variant the test interpreter builds, e.g. torch211-cxx11-cpu-x86_64-linux."""

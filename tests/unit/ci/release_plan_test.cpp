@@ -85,7 +85,7 @@ TEST(ReleasePlan, CudaGroupsInstallTorchFromTheToolkitsIndexAndNvccFromPip) {
   EXPECT_EQ(cu130->toolkit, "13.0");
   EXPECT_EQ(cu130->install.torch, "torch==2.12.*");
   EXPECT_EQ(cu130->install.torch_index, "https://download.pytorch.org/whl/cu130");
-  EXPECT_EQ(cu130->install.nvcc, "nvidia-cuda-nvcc==13.0.*");
+  EXPECT_EQ(cu130->install.nvcc, "nvidia-cuda-nvcc==13.0.* nvidia-nvvm==13.0.* nvidia-cuda-crt==13.0.*");
   EXPECT_EQ(cu130->install.runs_on, std::vector<std::string>{"ubuntu-24.04"});
   EXPECT_EQ(cu130->install.container, "debian:12");
   const PlanGroup* cu126 = group(*plan, "torch213-cu126-aarch64-linux");

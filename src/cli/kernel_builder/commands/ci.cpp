@@ -50,9 +50,9 @@ struct Options {
   std::string repo_type = "kernel";
 };
 
-void add_selection(CLI::App* app, Selection& s) {
+void add_selection(CLI::App* app, Selection& s, const std::string& default_systems = "every system") {
   app->add_option("KERNEL_DIR", s.dir, "Kernel directory (default: current directory)");
-  app->add_option("--system", s.systems, "Plan only this system, e.g. x86_64-linux (repeatable; default: every system)");
+  app->add_option("--system", s.systems, "Plan only this system, e.g. x86_64-linux (repeatable; default: " + default_systems + ")");
   app->add_flag("--all", s.all, "Also plan the reference matrix's build sets outside the release bundle");
 }
 
@@ -227,7 +227,7 @@ Action setup(CLI::App& app) {
   generate->require_subcommand(1, 1);
   CLI::App* github = generate->add_subcommand(
       "github", "GitHub Actions: one job per plan group (toolchain from pip, build, upload), then a check of the branch");
-  add_selection(github, o->plan);
+  add_selection(github, o->plan, "the Linux systems");
   github->add_option("--builder-repo", o->builder_repo, "GitHub repository OWNER/NAME with kernel-builder's sources the jobs build")
       ->required();
   github->add_option("--builder-ref", o->builder_ref,
