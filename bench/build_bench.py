@@ -2,14 +2,23 @@
 
   torch.utils.cpp_extension.load, clean                      = 1.00 (the reference)
   kernel-builder build, clean, header cache cold             (empty cache: builds its entry first)
-  kernel-builder build, clean, header cache warm             (the entry exists: the common case)
+  kernel-builder build, clean, header cache warm, toolchain and CMake caches cold
+                                                             (the probe of the interpreter and CMake's
+                                                             compiler identification run again: the
+                                                             clean build before these caches existed)
+  kernel-builder build, clean, header cache warm             (every user cache warm: the common case)
   kernel-builder build, clean, --no-header-cache             (every source parses the torch headers)
   kernel-builder build, no-op
   kernel-builder build, one-file edit                        (header cache warm)
 
 ccache is off throughout (--no-cache): the comparison is compiler against compiler. The header
 cache lives in a fresh XDG_CACHE_HOME of this run. The modules built with and without the header
-cache are compared symbol by symbol (nm -D --defined-only); a difference fails the run.
+cache are compared symbol by symbol (nm -D --defined-only); a difference fails the run, and so
+does a module built with the toolchain and CMake caches that differs byte for byte from one built
+without them. For the two warm clean builds the time of each stage is printed (from the
+build's stage lines on stderr): detect = toolchain probe + project checks, generate, configure
+(+ linking the header cache entry), compile (+ link), stage, check (import check + ABI check +
+metadata), finish.
 
 --backend cpu (default) builds the CPU variant; --backend cuda the CUDA variant with the
 project's cuda-capabilities (cpp_extension gets the same list through TORCH_CUDA_ARCH_LIST).
@@ -42,6 +51,31 @@ def run(command, env=None) -> float:
     if result.returncode != 0:
         sys.exit(f"command failed: {' '.join(map(str, command))}\n{result.stdout[-2000:]}\n{result.stderr[-4000:]}")
     return elapsed
+
+
+STAGES = ["generate", "configure", "compile", "stage", "check", "done"]
+
+
+def run_staged(command, env) -> tuple:
+    """Runs a kernel-builder build; returns its time and the seconds of each stage, from the
+    `<variant>: <stage>` lines it prints on stderr (not a TTY: one line per stage change)."""
+    start = time.monotonic()
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
+    marks, lines = {}, []
+    for line in process.stderr:
+        lines.append(line)
+        stage = line.rstrip("\n").rsplit(": ", 1)[-1]
+        if stage in STAGES + ["link"] and stage not in marks:
+            marks[stage] = time.monotonic() - start
+    process.wait()
+    elapsed = time.monotonic() - start
+    if process.returncode != 0:
+        sys.exit(f"command failed: {' '.join(map(str, command))}\n{''.join(lines)[-4000:]}")
+    points = [("detect", 0.0)] + [(name, marks[name]) for name in STAGES if name in marks] + [("exit", elapsed)]
+    names = {"detect": "detect", "generate": "generate", "configure": "configure", "compile": "compile",
+             "stage": "stage", "check": "check", "done": "finish"}
+    stages = {names[a]: round(tb - ta, 3) for (a, ta), (_, tb) in zip(points, points[1:])}
+    return elapsed, stages
 
 
 def sources(project: Path, backend: str) -> list:
@@ -117,6 +151,14 @@ def main() -> None:
             shutil.rmtree(project / "build", ignore_errors=True)
             return run(build + list(extra), env)
 
+        def clean_staged():
+            shutil.rmtree(project / "build", ignore_errors=True)
+            return run_staged(build, env)
+
+        def forget_toolchains():
+            for cache in ("toolchains", "cmake-seeds"):
+                shutil.rmtree(tmp / "xdg" / "kernel-builder" / cache, ignore_errors=True)
+
         def built_module() -> Path:
             return next((project / "build" / variant).glob("*.abi3.so"))
 
@@ -124,8 +166,14 @@ def main() -> None:
         rows["cpp_extension.load, clean"] = cpp_extension_build(args.python, project, tmp / "cpp_extension", args.cores,
                                                                args.backend)
         rows["ours, clean, header cache cold"] = clean()
-        rows["ours, clean, header cache warm"] = clean()
+        stages = {}
+        forget_toolchains()
+        rows["ours, clean, header cache warm, toolchain/CMake cache cold"], stages["toolchain/CMake cache cold"] = \
+            clean_staged()
+        uncached_module = built_module().read_bytes()
+        rows["ours, clean, header cache warm"], stages["all user caches warm"] = clean_staged()
         with_cache = exported_symbols(built_module())
+        cached_identical = built_module().read_bytes() == uncached_module
         rows["ours, clean, --no-header-cache"] = clean("--no-header-cache")
         without_cache = exported_symbols(built_module())
         clean()  # back to a tree built with the header cache
@@ -141,15 +189,23 @@ def main() -> None:
     if args.backend == "cuda":
         print(f"capabilities: {', '.join(capabilities(Path(args.project)))}")
     for name, seconds in rows.items():
-        print(f"{name:42} {seconds:9.2f} s   {seconds / reference:6.2f}x")
+        print(f"{name:58} {seconds:9.2f} s   {seconds / reference:6.2f}x")
+    print("stages of the warm clean builds (s):")
+    print(f"  {'':28}" + "".join(f"{name:>10}" for name in stages["all user caches warm"]))
+    for label, times in stages.items():
+        print(f"  {label:28}" + "".join(f"{times.get(name, 0.0):10.2f}" for name in stages["all user caches warm"]))
     print(f"header cache entries: {len(entries)}; exported symbols with/without the header cache: "
-          f"{'identical' if with_cache == without_cache else 'DIFFERENT'} ({len(with_cache)} symbols)")
+          f"{'identical' if with_cache == without_cache else 'DIFFERENT'} ({len(with_cache)} symbols); "
+          f"module with/without the toolchain and CMake caches: {'identical' if cached_identical else 'DIFFERENT'}")
     if args.json:
         Path(args.json).write_text(json.dumps({"variant": variant, "cores": args.cores, "load": load,
                                                "seconds": rows, "ratio": {k: v / reference for k, v in rows.items()},
-                                               "symbols_identical": with_cache == without_cache}, indent=2) + "\n")
+                                               "stages": stages, "symbols_identical": with_cache == without_cache,
+                                               "toolchain_cache_identical": cached_identical}, indent=2) + "\n")
     if with_cache != without_cache:
         sys.exit("the module built with the header cache exports different symbols")
+    if not cached_identical:
+        sys.exit("the module built with the toolchain and CMake caches differs from the one built without them")
 
 
 if __name__ == "__main__":
