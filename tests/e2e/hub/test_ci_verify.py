@@ -24,6 +24,14 @@ def verify(kernel_builder, kernel, env, *extra):
                           env=env, timeout=60)
 
 
+def upload_variant(kernel_builder, variant_tree, runner, variant, env):
+    """One CI job's upload: a fake build of `variant` in its own checkout."""
+    variant_tree(runner, version=2, variants=(variant,))
+    (runner / "build.toml").write_text(BUILD_TOML)
+    up = subprocess.run([str(kernel_builder), "upload", str(runner)], capture_output=True, text=True, env=env)
+    assert up.returncode == 0, up.stderr
+
+
 def test_verify_reports_missing_variants_until_the_branch_is_complete(hf_env, tmp_path, kernel_builder, variant_tree):
     hf_env.add_org("acme", trusted=True)
     token = hf_env.add_user("alice", "acme")
@@ -37,22 +45,14 @@ def test_verify_reports_missing_variants_until_the_branch_is_complete(hf_env, tm
     assert "hint: Nothing was uploaded to `v2` of acme/relu yet" in nothing.stderr
 
     # One runner uploads torch-cpu only.
-    runner = tmp_path / "runner1" / "relu"
-    variant_tree(runner, version=2, variants=("torch-cpu",))
-    (runner / "build.toml").write_text(BUILD_TOML)
-    up = subprocess.run([str(kernel_builder), "upload", str(runner)], capture_output=True, text=True, env=env)
-    assert up.returncode == 0, up.stderr
+    upload_variant(kernel_builder, variant_tree, tmp_path / "runner1" / "relu", "torch-cpu", env)
     partial = verify(kernel_builder, kernel, env)
     assert partial.returncode == 1
     assert partial.stdout.splitlines()[1:] == ["missing: torch-cuda"]
     assert "1 of 2 planned variant(s)" in partial.stdout
     assert "error: 1 planned variant(s) missing on `v2` of acme/relu" in partial.stderr
 
-    runner2 = tmp_path / "runner2" / "relu"
-    variant_tree(runner2, version=2, variants=("torch-cuda",))
-    (runner2 / "build.toml").write_text(BUILD_TOML)
-    up = subprocess.run([str(kernel_builder), "upload", str(runner2)], capture_output=True, text=True, env=env)
-    assert up.returncode == 0, up.stderr
+    upload_variant(kernel_builder, variant_tree, tmp_path / "runner2" / "relu", "torch-cuda", env)
     complete = verify(kernel_builder, kernel, env)
     assert complete.returncode == 0, complete.stderr
     assert "2 of 2 planned variant(s)" in complete.stdout

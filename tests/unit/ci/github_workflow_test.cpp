@@ -6,32 +6,19 @@
 #include <gtest/gtest.h>
 #include <yaml-cpp/yaml.h>
 
+#include <functional>
 #include <set>
+
+#include "ci_test_support.h"
 
 namespace kb::ci {
 namespace {
 
 using config::Backend;
 
-const variant::Matrix& matrix() {
-  static const variant::Matrix m = variant::reference_matrix().value();
-  return m;
-}
+using test::matrix;
 
-config::BuildConfig project(std::vector<Backend> backends) {
-  config::BuildConfig c;
-  c.general.name = "relu";
-  c.general.backends = backends;
-  c.framework = config::TorchConfig{};
-  for (Backend b : backends) {
-    config::KernelUnit u;
-    u.name = "k";
-    u.backend = b;
-    u.depends = {"torch"};
-    c.kernels.push_back(u);
-  }
-  return c;
-}
+config::BuildConfig project(std::vector<Backend> backends) { return test::torch_project(backends); }
 
 WorkflowOptions options() {
   WorkflowOptions o;

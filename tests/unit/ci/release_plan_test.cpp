@@ -7,31 +7,20 @@
 #include <algorithm>
 #include <set>
 
+#include "ci_test_support.h"
+
 namespace kb::ci {
 namespace {
 
 using config::Backend;
 using config::BuildConfig;
 
-const variant::Matrix& matrix() {
-  static const variant::Matrix m = variant::reference_matrix().value();
-  return m;
-}
+using test::matrix;
 
 BuildConfig torch_project(std::vector<Backend> backends) {
-  BuildConfig c;
-  c.general.name = "relu";
+  BuildConfig c = test::torch_project(backends);
   c.general.version = 3;
-  c.general.backends = backends;
   c.general.hub = config::HubConfig{"acme/relu", std::nullopt};
-  c.framework = config::TorchConfig{};
-  for (Backend b : backends) {
-    config::KernelUnit u;
-    u.name = "k";
-    u.backend = b;
-    u.depends = {"torch"};
-    c.kernels.push_back(u);
-  }
   return c;
 }
 
