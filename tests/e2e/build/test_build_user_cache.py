@@ -5,7 +5,6 @@ again; a changed compiler (another CXX, or the same path with other contents) is
 again. Observed through a wrapper interpreter that counts probe runs and through the configure
 log, never through timing."""
 import hashlib
-import os
 import shutil
 import stat
 import subprocess
@@ -111,8 +110,18 @@ def test_second_clean_build_reuses_probe_and_identification(tmp_path, user_cache
     assert len(list((user_cache / "cmake-seeds").glob("*.json"))) == 1
     first_entries, first_module = cache_entries(work / "cmake-build"), module_digest(project, cpu_variant)
 
+    ccache = shutil.which("ccache")
+    if ccache:
+        subprocess.run([ccache, "--zero-stats"], check=True, capture_output=True)
     work = clean_build(kernel_builder, project, python, cpu_variant)
     assert probes(counter) == 1, "the second clean build ran the toolchain probe again"
+    if ccache:
+        # The seeded configure gives the same compile commands: every compile is a ccache hit.
+        stats = subprocess.run([ccache, "--print-stats"], capture_output=True, text=True, check=True).stdout
+        counters = {k: int(v) for k, v in (line.split("\t")[:2] for line in stats.splitlines() if "\t" in line)
+                    if v.isdigit()}
+        hits = counters.get("direct_cache_hit", 0) + counters.get("preprocessed_cache_hit", 0)
+        assert counters.get("cache_miss", 0) == 0 and hits >= 2, stats
     log = (work / "build.log").read_text()
     assert SEEDED in log and IDENTIFICATION not in log, log
     # What CMake knows after a seeded configure is what it found itself, and the module is the same.
