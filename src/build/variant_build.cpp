@@ -1,9 +1,15 @@
 // One variant build (see variant_build.h).
 #include "build/variant_build.h"
 
+#include <fcntl.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <fstream>
 #include <functional>
 #include <regex>
+#include <thread>
 
 #include "abi/check.h"
 #include "build/cmake_cache.h"
@@ -217,6 +223,68 @@ util::Status configure_project(const BuildSettings& s, const PlannedVariant& v, 
   return {};
 }
 
+// The import check's interpreter, started when the variant starts compiling
+// (import_check.py --wait): it imports torch, most of the check's time, beside the compiler, then
+// waits for the staged variant on its stdin. Dropped without `finish` (the variant failed before
+// it was staged), it reads end of file and exits.
+class EarlyImportCheck {
+ public:
+  explicit EarlyImportCheck(const fs::path& python) {
+    int fds[2];
+    if (::pipe2(fds, O_CLOEXEC) != 0) return;
+    read_fd_ = fds[0];
+    write_fd_ = fds[1];
+    thread_ = std::thread([this, python] {
+      util::ProcessOptions options;
+      options.env = {{"PYTHONDONTWRITEBYTECODE", "1"}};
+      options.merge_stderr = true;
+      options.stdin_fd = read_fd_;
+      result_ = util::run_process({python.string(), "-c", build_script("import_check.py"), "--wait"}, options);
+    });
+  }
+  EarlyImportCheck(const EarlyImportCheck&) = delete;
+  EarlyImportCheck& operator=(const EarlyImportCheck&) = delete;
+  ~EarlyImportCheck() {
+    close_input();
+    if (thread_.joinable()) thread_.join();
+    if (read_fd_ >= 0) ::close(read_fd_);
+  }
+
+  bool started() const { return thread_.joinable(); }
+
+  // Hands over the staged variant and waits for the check's outcome.
+  Result<util::ProcessResult> finish(const fs::path& staging, const std::string& ops_id) {
+    std::string line = staging.string() + "\t" + ops_id + "\n";
+    // An interpreter that already exited (e.g. torch failed to import) must not kill the builder
+    // with SIGPIPE: the signal is blocked in this thread and a pending one is consumed.
+    sigset_t pipe_signal, previous;
+    sigemptyset(&pipe_signal);
+    sigaddset(&pipe_signal, SIGPIPE);
+    ::pthread_sigmask(SIG_BLOCK, &pipe_signal, &previous);
+    ssize_t written = ::write(write_fd_, line.data(), line.size());
+    if (written < 0 && errno == EPIPE) {
+      struct timespec zero {};
+      ::sigtimedwait(&pipe_signal, nullptr, &zero);
+    }
+    ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+    close_input();
+    thread_.join();
+    if (!result_) return Error(ErrorKind::process, "The import check did not run");
+    return std::move(*result_);
+  }
+
+ private:
+  void close_input() {
+    if (write_fd_ >= 0) ::close(write_fd_);
+    write_fd_ = -1;
+  }
+
+  int read_fd_ = -1;
+  int write_fd_ = -1;
+  std::thread thread_;
+  std::optional<Result<util::ProcessResult>> result_;
+};
+
 struct ArchOutput {
   std::vector<std::string> archs;  // recorded in metadata.json
   fs::path library;                // the built module
@@ -226,7 +294,8 @@ struct ArchOutput {
 // Generates, configures and compiles the CMake project of an arch variant.
 Result<ArchOutput> compile_arch(const BuildSettings& s, const PlannedVariant& v, const std::string& ops_id,
                                 const fs::path& work, const fs::path& log_path, std::string& stamp_input,
-                                const std::function<bool(const std::string&)>& up_to_date) {
+                                const std::function<bool(const std::string&)>& up_to_date,
+                                const std::function<void()>& on_compile) {
   const Toolchain& t = *v.toolchain;
   // cutlass_*/sycl_tla/metal-cpp headers join torch's (system) include directories.
   HeaderFetchSettings fetch = header_fetch_settings(s.offline);
@@ -393,6 +462,7 @@ Result<ArchOutput> compile_arch(const BuildSettings& s, const PlannedVariant& v,
     fs::remove(stats_log, ignored);
     for (const auto& [key, value] : remote_cache_env(*s.remote_cache, s.project, stats_log)) env[key] = value;
   }
+  if (on_compile) on_compile();
   if (s.reporter) s.reporter->stage(v.name, Stage::compile);
   auto run = run_logged(s, v.name, {"ninja", "-C", cmake_dir.string(), "-j", std::to_string(jobs.jobs)}, log_path, env);
   if (!run) return std::move(run).error();
@@ -408,10 +478,21 @@ Result<ArchOutput> compile_arch(const BuildSettings& s, const PlannedVariant& v,
 }
 
 util::Status import_check(const BuildSettings& s, const PlannedVariant& v, const fs::path& staging, const std::string& ops_id,
-                    const fs::path& log_path) {
+                    const fs::path& log_path, EarlyImportCheck* early) {
   if (s.reporter) s.reporter->stage(v.name, Stage::check);
-  auto run = run_logged(s, v.name, {v.toolchain->python.string(), "-c", build_script("import_check.py"),
-                                    staging.string(), ops_id}, log_path, {{"PYTHONDONTWRITEBYTECODE", "1"}});
+  Result<util::ProcessResult> run = Error(ErrorKind::process, "");
+  if (early && early->started()) {
+    run = early->finish(staging, ops_id);
+    if (run) {
+      std::ofstream log(log_path, std::ios::app | std::ios::binary);
+      log << "$ " << v.toolchain->python.string() << " -c <import_check.py> --wait (started with the compile) < "
+          << staging.string() << " " << ops_id << "\n" << run->stdout_text;
+      if (s.stream_logs && s.reporter) s.reporter->log(v.name, run->stdout_text);
+    }
+  } else {
+    run = run_logged(s, v.name, {v.toolchain->python.string(), "-c", build_script("import_check.py"),
+                                 staging.string(), ops_id}, log_path, {{"PYTHONDONTWRITEBYTECODE", "1"}});
+  }
   if (!run) return std::move(run).error();
   if (!run->success()) {
     Error error(ErrorKind::process, "Variant `" + v.name + "` fails to import");
@@ -522,9 +603,17 @@ Result<VariantResult> build_variant(const BuildSettings& s, const PlannedVariant
     auto previous = util::read_file(stamp_file);
     return previous && *previous == util::sha256_hex(input) && fs::exists(target / "metadata.json");
   };
+  // The import check of a torch variant imports torch while the variant compiles (a TVM-FFI
+  // variant's package does not import torch, so its check must not either).
+  std::optional<EarlyImportCheck> early_check;
+  auto start_early_check = [&] {
+    if (!s.skip_checks && s.import_check && v.toolchain && v.flavour == Flavour::torch_arch) {
+      early_check.emplace(v.toolchain->python);
+    }
+  };
   std::optional<ArchOutput> arch;
   if (v.flavour != Flavour::noarch) {
-    auto compiled = compile_arch(s, v, ops_id, work, log_path, stamp_input, up_to_date);
+    auto compiled = compile_arch(s, v, ops_id, work, log_path, stamp_input, up_to_date, start_early_check);
     if (!compiled) return std::move(compiled).error();
     arch = std::move(*compiled);
   }
@@ -564,7 +653,8 @@ Result<VariantResult> build_variant(const BuildSettings& s, const PlannedVariant
 
   if (!s.skip_checks && s.import_check) {
     if (v.toolchain) {
-      if (auto checked = import_check(s, v, staging, ops_id, log_path); !checked) return fail(std::move(checked).error());
+      auto checked = import_check(s, v, staging, ops_id, log_path, early_check ? &*early_check : nullptr);
+      if (!checked) return fail(std::move(checked).error());
     } else if (s.reporter) {
       s.reporter->note("skipping the import check of `" + v.name + "`: no interpreter for backend `" +
                        std::string(config::to_string(v.backend)) + "` is configured");

@@ -63,6 +63,7 @@ Result<ProcessResult> run_process(const std::vector<std::string>& argv, const Pr
   if (options.merge_stderr && options.capture_stdout) posix_spawn_file_actions_adddup2(&actions, out_pipe[1], 2);
   else if (options.capture_stderr) posix_spawn_file_actions_adddup2(&actions, err_pipe[1], 2);
   if (options.stdin_data) posix_spawn_file_actions_adddup2(&actions, in_pipe[0], 0);
+  else if (options.stdin_fd >= 0) posix_spawn_file_actions_adddup2(&actions, options.stdin_fd, 0);
   else posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
   if (!options.cwd.empty()) posix_spawn_file_actions_addchdir_np(&actions, options.cwd.c_str());
 

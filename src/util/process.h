@@ -21,6 +21,9 @@ struct ProcessOptions {
   bool capture_stderr = true;                           // false: inherit the parent's stderr
   bool merge_stderr = false;                            // stderr into the stdout capture
   std::optional<std::string> stdin_data;
+  // A file descriptor the child gets as its stdin (e.g. the read end of a pipe the caller writes
+  // later); ignored when stdin_data is set. The caller keeps and closes it. Default: /dev/null.
+  int stdin_fd = -1;
   // Called with each chunk of captured output as it arrives (e.g. to stream logs).
   std::function<void(std::string_view)> on_output;
 };

@@ -1,12 +1,23 @@
 # Import check of a built variant (build-output.md §9 step 6): imports the variant directory as a
 # package under its ops id, from outside sys.path, the way the loader does.
 # Usage: import_check.py <variant dir> <ops id>
+#        import_check.py --wait   (started while the variant compiles: imports torch, then reads
+#                                  "<variant dir>\t<ops id>" from stdin; exits quietly on EOF)
 import importlib.util
 import sys
 from pathlib import Path
 
-variant_dir = Path(sys.argv[1]).resolve()
-ops_id = sys.argv[2]
+if sys.argv[1:] == ["--wait"]:
+    import torch  # noqa: F401 - what a torch variant's package imports first; most of the check's time
+
+    line = sys.stdin.readline().rstrip("\n")
+    if not line:
+        sys.exit(0)
+    variant_dir_text, ops_id = line.split("\t")
+    variant_dir = Path(variant_dir_text).resolve()
+else:
+    variant_dir = Path(sys.argv[1]).resolve()
+    ops_id = sys.argv[2]
 spec = importlib.util.spec_from_file_location(
     ops_id, variant_dir / "__init__.py", submodule_search_locations=[str(variant_dir)]
 )

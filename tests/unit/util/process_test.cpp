@@ -2,6 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <optional>
+#include <thread>
+
 using namespace kb::util;
 
 TEST(run_process, captures_output_and_exit_code) {
@@ -20,6 +26,23 @@ TEST(run_process, feeds_stdin) {
   auto r = run_process({"cat"}, options);
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->stdout_text, "abc");
+}
+
+TEST(run_process, reads_stdin_from_a_descriptor_written_later) {
+  int fds[2];
+  ASSERT_EQ(::pipe2(fds, O_CLOEXEC), 0);
+  std::optional<Result<ProcessResult>> result;
+  std::thread child([&] {
+    ProcessOptions options;
+    options.stdin_fd = fds[0];
+    result = run_process({"cat"}, options);
+  });
+  ASSERT_EQ(::write(fds[1], "late\n", 5), 5);
+  ::close(fds[1]);  // end of file for the child
+  child.join();
+  ::close(fds[0]);
+  ASSERT_TRUE(result && result->ok());
+  EXPECT_EQ((*result)->stdout_text, "late\n");
 }
 
 TEST(run_process, fails_for_unknown_program) {
