@@ -124,7 +124,7 @@ std::string host_release() {
 
 std::vector<std::string> seed_cache_entries(const std::string& cmake_cache) {
   static const std::regex entry(
-      R"(CMAKE_(ADDR2LINE|AR|DLLTOOL|EXECUTABLE_FORMAT|LINKER|MT|NM|OBJCOPY|OBJDUMP|RANLIB|READELF|STRIP|UNAME|)"
+      R"(CMAKE_(ADDR2LINE|AR|DLLTOOL|EXECUTABLE_FORMAT|LINKER|MT|NM|OBJCOPY|OBJDUMP|RANLIB|READELF|STRIP|TAPI|UNAME|)"
       R"(PLATFORM_INFO_INITIALIZED|[A-Z]+_COMPILER|[A-Z]+_COMPILER_AR|[A-Z]+_COMPILER_RANLIB|[A-Z]+_HOST_COMPILER))"
       R"((-ADVANCED)?:[A-Z]+=.*)");
   std::vector<std::string> out;

@@ -30,6 +30,8 @@ CMAKE_BUILD_TYPE:STRING=Release
 CMAKE_CACHEFILE_DIR:INTERNAL=/p/build/.kb/v/cmake-build
 CMAKE_PLATFORM_INFO_INITIALIZED:INTERNAL=1
 CMAKE_UNAME:INTERNAL=/usr/bin/uname
+CMAKE_TAPI:FILEPATH=CMAKE_TAPI-NOTFOUND
+CMAKE_TAPI-ADVANCED:INTERNAL=1
 KB_PROJECT_DIR:UNINITIALIZED=/p
 KB_HAVE_NO_GNU_UNIQUE:INTERNAL=1
 )";
@@ -75,7 +77,9 @@ TEST(seed_cache_entries, KeepsWhatIdentificationWrote) {
                                        "CMAKE_CXX_COMPILER_AR:FILEPATH=/usr/bin/gcc-ar-12",
                                        "CMAKE_OBJCOPY:FILEPATH=/usr/bin/objcopy",
                                        "CMAKE_CUDA_COMPILER:STRING=/usr/local/cuda/bin/nvcc",
-                                       "CMAKE_PLATFORM_INFO_INITIALIZED:INTERNAL=1", "CMAKE_UNAME:INTERNAL=/usr/bin/uname"};
+                                       "CMAKE_PLATFORM_INFO_INITIALIZED:INTERNAL=1", "CMAKE_UNAME:INTERNAL=/usr/bin/uname",
+                                       // CMake >= 3.31's binutils search (macOS TAPI; NOTFOUND elsewhere).
+                                       "CMAKE_TAPI:FILEPATH=CMAKE_TAPI-NOTFOUND", "CMAKE_TAPI-ADVANCED:INTERNAL=1"};
   EXPECT_EQ(seed_cache_entries(kCache), expected);
 }
 
