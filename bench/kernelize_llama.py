@@ -3,16 +3,20 @@ RMSNorm layer of `examples/rmsnorm` by `kernels.kernelize`, against the same mod
 the largest logit difference and the forward time, eager and under torch.compile, per dtype.
 The ratio column is kernelized time / original time, measured in the same run.
 
-    python3 bench/kernelize_llama.py --kernel examples/rmsnorm [--device cuda] [--json out.json]
+    python3 bench/kernelize_llama.py [--kernel examples/rmsnorm] [--device cuda] [--json out.json]
 
-`--kernel` is a kernel directory whose build/ holds a variant for this machine
-(`kernel-builder build` there first)."""
+`--kernel` is a kernel directory (default examples/rmsnorm). When its build/ holds no variant for
+this machine and device, the bench builds one first with kernel-builder (examples/example_build.py:
+$KB_BUILD_DIR's binary, this interpreter's torch), so it runs right after the set-up commands."""
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import statistics
+import sys
 import time
+from pathlib import Path
 
 import torch
 
@@ -48,11 +52,27 @@ def timed(fn, device, reps):
     return statistics.median(samples) * 1e3
 
 
+REPO_ROOT = Path(__file__).resolve().parents[1]
+
+
+def ensure_built(kernel: Path, device: str) -> None:
+    """Builds the variant of `kernel` this machine's `device` loads, unless build/ has it."""
+    spec = importlib.util.spec_from_file_location("kb_example_build", REPO_ROOT / "examples" / "example_build.py")
+    example_build = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(example_build)
+    variant = example_build.variant_name(kernel, device)
+    if (kernel / "build" / variant / "metadata.json").is_file():
+        return
+    print(f"kernelize_llama: {kernel}/build has no {variant}: building it with kernel-builder", file=sys.stderr)
+    example_build.build_with_kernel_builder(kernel, device)
+
+
 def main() -> None:
     from kernels import KernelizeFallback, LocalLayerRepository, Mode, kernelize, use_kernel_mapping
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--kernel", required=True, help="kernel directory with build/<variant>")
+    parser.add_argument("--kernel", default=str(REPO_ROOT / "examples" / "rmsnorm"),
+                        help="kernel directory with an RMSNorm layer (default examples/rmsnorm; built when needed)")
     parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     parser.add_argument("--layers", type=int, default=4)
     parser.add_argument("--hidden", type=int, default=2048)
@@ -61,6 +81,7 @@ def main() -> None:
     parser.add_argument("--json", help="write the rows here too")
     args = parser.parse_args()
 
+    ensure_built(Path(args.kernel).resolve(), args.device)
     rows = []
     dtypes = [torch.float32, torch.bfloat16, torch.float16] if args.device == "cuda" else [torch.float32]
     for dtype in dtypes:

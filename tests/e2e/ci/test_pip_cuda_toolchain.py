@@ -38,8 +38,7 @@ def test_cuda_variant_builds_with_the_workflows_pip_cuda_home(kernel_builder, kb
     shutil.copytree(REPO / "tests" / "e2e" / "build" / "data" / "cuda_anon", project)
     build = subprocess.run([str(kernel_builder), "build", str(project), "--python", str(kb_python), "--unique-id", "pipcuda",
                             "--variant", "torch211-cxx11-cu130-x86_64-linux"],
-                           capture_output=True, text=True, env=dict(os.environ, CUDA_HOME=str(cuda_home),
-                                                                    XDG_CACHE_HOME=str(tmp_path / "xdg")))
+                           capture_output=True, text=True, env=dict(os.environ, CUDA_HOME=str(cuda_home)))
     assert build.returncode == 0, build.stderr[-4000:]
     cache = (project / "build" / ".kb" / "torch211-cxx11-cu130-x86_64-linux" / "cmake-build" / "CMakeCache.txt").read_text()
     assert re.search(rf"^CMAKE_CUDA_COMPILER:[A-Z]+={re.escape(str(cuda_home))}/bin/nvcc$", cache, re.MULTILINE)
