@@ -77,6 +77,11 @@ util::Status mark_toolchains(const Options& o, ci::ReleasePlan& plan) {
   auto buildable = build::buildable_variants(*config, build_options);
   if (!buildable) return std::move(buildable).error();
   for (const auto& problem : buildable->problems) util::print_warning("toolchain not usable: " + problem);
+  // Only variants outside the matrix get a group: a matrix variant left out by the selection stays out.
+  auto matrix = variant::reference_matrix();
+  if (!matrix) return std::move(matrix).error();
+  auto listed = variant::project_variants(*matrix, *config, std::nullopt);
+  if (!listed) return std::move(listed).error();
   for (const auto& v : buildable->variants) {
     auto name = variant::VariantName::parse(v.name);
     if (!name || !name->is_arch()) continue;
@@ -84,15 +89,9 @@ util::Status mark_toolchains(const Options& o, ci::ReleasePlan& plan) {
     if (!o.plan.systems.empty() && std::find(o.plan.systems.begin(), o.plan.systems.end(), system) == o.plan.systems.end()) {
       continue;
     }
-    auto planned = ci::planned_variants(plan);
-    if (std::find(planned.begin(), planned.end(), v.name) != planned.end()) continue;
-    // Only variants outside the matrix: a matrix variant left out by the selection stays out.
-    auto matrix = variant::reference_matrix();
-    if (!matrix) return std::move(matrix).error();
-    auto listed = variant::project_variants(*matrix, *config, std::nullopt);
-    if (!listed) return std::move(listed).error();
     bool in_matrix = std::any_of(listed->variants.begin(), listed->variants.end(),
                                  [&](const variant::ProjectVariant& p) { return p.name_text == v.name; });
+    // add_toolchain_variant adds nothing for a variant the plan already has.
     if (!in_matrix) KB_TRY(ci::add_toolchain_variant(plan, v.name, v.backend));
   }
   for (auto& group : plan.groups) {
