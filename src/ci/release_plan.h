@@ -1,7 +1,7 @@
 // The build plan of a release (`kernel-builder ci plan`): the variants of the release bundle
 // grouped by the toolchain each needs, one group per CI job, with what that job installs (runner,
 // torch from which index, nvcc) from the table src/ci/data/ci-toolchains.json. Pure apart from
-// the optional toolchain marking, which the caller fills in (build::buildable_variants).
+// the optional toolchain marking, which the caller fills in (builder::buildable_variants).
 #pragma once
 
 #include <optional>

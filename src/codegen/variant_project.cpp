@@ -269,7 +269,7 @@ std::set<std::string> sources_with_options(const VariantProjectInput& input) {
   return out;
 }
 
-// The torch header cache (kernel-builder's precompiled torch headers, src/build/torch_pch.h):
+// The torch header cache (kernel-builder's precompiled torch headers, src/builder/torch_pch.h):
 // force-included into the listed sources when the builder passes KB_TORCH_PCH.
 std::string torch_pch_block(const VariantProjectInput& input) {
   auto excluded = sources_with_options(input);

@@ -27,7 +27,7 @@ struct VariantProjectInput {
   // missing here is skipped (cuda-minver above the toolkit).
   std::map<std::string, std::vector<std::string>> unit_archs;
   std::vector<std::string> torch_nvcc_flags;  // torch's COMMON_NVCC_FLAGS (filtered here)
-  // C++ sources (project-relative) that may use the torch header cache (src/build/torch_pch.h):
+  // C++ sources (project-relative) that may use the torch header cache (src/builder/torch_pch.h):
   // those among them that get no per-source compile options are compiled with
   // `-include ${KB_TORCH_PCH}` when the configure command sets KB_TORCH_PCH and the compiler is GCC.
   std::vector<std::string> torch_header_sources;

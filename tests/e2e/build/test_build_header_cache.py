@@ -1,4 +1,4 @@
-"""The shared torch header cache (src/build/torch_pch.h) on a CPU kernel: its entry is built once
+"""The shared torch header cache (src/builder/torch_pch.h) on a CPU kernel: its entry is built once
 in $XDG_CACHE_HOME and shared by a second project, the sources are really compiled with it (GCC
 reports a precompiled header it cannot use under -Winvalid-pch), ccache accepts it, and the module
 exports exactly the symbols of one built without it."""

@@ -1,5 +1,5 @@
 """The import check of a torch variant, whose interpreter starts (and imports torch) while the
-variant compiles (src/build/variant_build.cpp, EarlyImportCheck): a package that fails to import
+variant compiles (src/builder/variant_build.cpp, EarlyImportCheck): a package that fails to import
 fails the build with its error; an interpreter that exits before the variant is staged fails it
 too (no crash of the builder on the closed pipe); a compile error ends the build without waiting
 on the check."""

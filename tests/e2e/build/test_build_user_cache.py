@@ -1,5 +1,5 @@
 """The toolchain probe cache and the CMake compiler identification seeds in the user cache
-(src/build/toolchain.h, src/build/cmake_seed.h): a second clean build does not run the probe nor
+(src/builder/toolchain.h, src/builder/cmake_seed.h): a second clean build does not run the probe nor
 CMake's compiler identification, and builds the same module; a changed interpreter is probed
 again; a changed compiler (another CXX, or the same path with other contents) is identified
 again. Observed through a wrapper interpreter that counts probe runs and through the configure

@@ -1,5 +1,5 @@
 // `kernel-builder build [KERNEL_DIR]` (cli.md): build variants into KERNEL_DIR/build/ with the
-// local toolchains (src/build/builder.h does the work; this file maps flags).
+// local toolchains (src/builder/builder.h does the work; this file maps flags).
 #include "cli/kernel_builder/commands/build_command.h"
 
 namespace kb::cli {

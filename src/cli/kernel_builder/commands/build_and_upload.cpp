@@ -20,7 +20,7 @@ Action setup(CLI::App& app) {
   add_build_flags(app, o->build, true);
   add_upload_flags(app, o->upload);
   return [o] {
-    build::BuildSummary summary;
+    builder::BuildSummary summary;
     int built = run_build_command(o->build, &summary);
     if (built != 0) return built;
     if (!summary.not_built.empty()) {

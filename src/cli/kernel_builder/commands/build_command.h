@@ -13,19 +13,19 @@
 #include <string>
 #include <vector>
 
-#include "build/builder.h"
-#include "build/reproducible.h"
+#include "builder/builder.h"
+#include "builder/reproducible.h"
 #include "cli/app.h"
 #include "cli/command_registry.h"
 
 namespace kb::cli {
 
 // Plain lines on stderr: one per stage change (`-L` logs interleave safely).
-class PlainBuildReporter : public build::BuildReporter {
+class PlainBuildReporter : public builder::BuildReporter {
  public:
-  void stage(const std::string& variant, build::Stage stage) override {
+  void stage(const std::string& variant, builder::Stage stage) override {
     std::lock_guard<std::mutex> lock(mutex_);
-    std::cerr << variant << ": " << build::to_string(stage) << "\n";
+    std::cerr << variant << ": " << builder::to_string(stage) << "\n";
   }
   void progress(const std::string&, int, int) override {}
   void log(const std::string&, std::string_view chunk) override {
@@ -42,11 +42,11 @@ class PlainBuildReporter : public build::BuildReporter {
 };
 
 // One live line per variant, redrawn in place.
-class TtyBuildReporter : public build::BuildReporter {
+class TtyBuildReporter : public builder::BuildReporter {
  public:
-  void stage(const std::string& variant, build::Stage stage) override {
+  void stage(const std::string& variant, builder::Stage stage) override {
     std::lock_guard<std::mutex> lock(mutex_);
-    status(variant) = std::string(build::to_string(stage));
+    status(variant) = std::string(builder::to_string(stage));
     redraw();
   }
   void progress(const std::string& variant, int done, int total) override {
@@ -97,7 +97,7 @@ class TtyBuildReporter : public build::BuildReporter {
 };
 
 struct BuildCommandOptions {
-  build::BuildOptions build;
+  builder::BuildOptions build;
   std::string kernel_dir = ".";
   std::string toolchains;
   std::string unique_id;
@@ -145,8 +145,8 @@ inline void add_build_flags(CLI::App& app, BuildCommandOptions& o, bool with_var
 
 // `build --check-reproducible`: one line per variant on stdout, `<variant>\tidentical\t<sha256 of
 // metadata.json>` or `<variant>\tdiffers\t<first difference>`; an error when any differs.
-inline int run_reproducibility_check(BuildCommandOptions& o, build::BuildReporter& reporter) {
-  auto report = build::check_reproducible(o.build, reporter);
+inline int run_reproducibility_check(BuildCommandOptions& o, builder::BuildReporter& reporter) {
+  auto report = builder::check_reproducible(o.build, reporter);
   if (!report) return report_error(report.error());
   for (const auto& v : report->variants) {
     std::cout << v.variant << "\t" << (v.difference ? "differs\t" + *v.difference : "identical\t" + v.digest) << "\n";
@@ -160,7 +160,7 @@ inline int run_reproducibility_check(BuildCommandOptions& o, build::BuildReporte
   return 0;
 }
 
-inline int run_build_command(BuildCommandOptions& o, build::BuildSummary* summary_out = nullptr) {
+inline int run_build_command(BuildCommandOptions& o, builder::BuildSummary* summary_out = nullptr) {
   o.build.kernel_dir = o.kernel_dir;
   if (!o.toolchains.empty()) o.build.toolchains_file = o.toolchains;
   if (!o.unique_id.empty()) o.build.unique_id = o.unique_id;
@@ -169,14 +169,14 @@ inline int run_build_command(BuildCommandOptions& o, build::BuildSummary* summar
   o.build.builder_version = builder_version();
   o.build.builder_commit = builder_commit();
   o.build.builder_dirty = builder_dirty();
-  std::unique_ptr<build::BuildReporter> reporter;
+  std::unique_ptr<builder::BuildReporter> reporter;
   if (::isatty(STDERR_FILENO) && !o.build.print_build_logs) {
     reporter = std::make_unique<TtyBuildReporter>();
   } else {
     reporter = std::make_unique<PlainBuildReporter>();
   }
   if (o.check_reproducible) return run_reproducibility_check(o, *reporter);
-  auto summary = build::run_build(o.build, *reporter);
+  auto summary = builder::run_build(o.build, *reporter);
   if (!summary) return report_error(summary.error());
   std::cerr << "Built " << summary->built.size() << " variant(s), " << summary->up_to_date.size()
             << " up to date, in " << (std::filesystem::path(o.kernel_dir) / "build").string() << "\n";

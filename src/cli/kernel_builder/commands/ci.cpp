@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "build/builder.h"
+#include "builder/builder.h"
 #include "ci/branch_check.h"
 #include "ci/github_workflow.h"
 #include "ci/release_plan.h"
@@ -71,10 +71,10 @@ util::Status mark_toolchains(const Options& o, ci::ReleasePlan& plan) {
   if (o.pythons.empty() && o.toolchains.empty()) return {};
   auto config = config::load_build_config(o.plan.dir);
   if (!config) return std::move(config).error();
-  build::BuildOptions build_options;
+  builder::BuildOptions build_options;
   build_options.pythons = o.pythons;
   if (!o.toolchains.empty()) build_options.toolchains_file = o.toolchains;
-  auto buildable = build::buildable_variants(*config, build_options);
+  auto buildable = builder::buildable_variants(*config, build_options);
   if (!buildable) return std::move(buildable).error();
   for (const auto& problem : buildable->problems) util::print_warning("toolchain not usable: " + problem);
   // Only variants outside the matrix get a group: a matrix variant left out by the selection stays out.

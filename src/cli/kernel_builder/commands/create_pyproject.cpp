@@ -3,7 +3,7 @@
 #include <iostream>
 #include <memory>
 
-#include "build/unique_id.h"
+#include "builder/unique_id.h"
 #include "cli/app.h"
 #include "cli/command_registry.h"
 #include "codegen/pyproject.h"
@@ -38,19 +38,19 @@ util::Status create_pyproject(const Options& o) {
   fs::path target = o.target_dir.empty() ? kernel : fs::absolute(o.target_dir).lexically_normal();
   auto config = config::load_build_config(kernel);
   if (!config) return std::move(config).error();
-  auto git = build::read_git_info(kernel);
+  auto git = builder::read_git_info(kernel);
   codegen::PyprojectInput input;
   input.config = &*config;
   if (fs::weakly_canonical(target) != fs::weakly_canonical(kernel)) input.project_dir = kernel.string();
-  if (!o.unique_id.empty()) KB_TRY(build::check_unique_id(o.unique_id));
-  input.unique_id = build::make_unique_id(o.unique_id.empty() ? std::nullopt : std::optional(o.unique_id), git);
+  if (!o.unique_id.empty()) KB_TRY(builder::check_unique_id(o.unique_id));
+  input.unique_id = builder::make_unique_id(o.unique_id.empty() ? std::nullopt : std::optional(o.unique_id), git);
   metadata::BuilderProvenance builder{builder_version(), std::nullopt};
   if (metadata::is_valid_oid(builder_commit())) builder.git = metadata::GitState{builder_commit(), builder_dirty()};
   input.provenance.kernel_builder = builder;
   if (!o.kernel_sha.empty()) {
     input.provenance.kernel = metadata::GitState{o.kernel_sha, o.kernel_dirty};
   } else {
-    input.provenance.kernel = build::kernel_git_state(git);
+    input.provenance.kernel = builder::kernel_git_state(git);
   }
   auto files = codegen::generate_pyproject(input);
   if (!files) return std::move(files).error();

@@ -13,7 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "build/builder.h"
+#include "builder/builder.h"
 #include "cli/command_registry.h"
 #include "config/reader.h"
 #include "util/exit_code.h"
@@ -35,7 +35,7 @@ struct Options {
 // Only variants added from the toolchains lack a build set among the arch variants.
 bool outside_matrix(const variant::ProjectVariant& v) { return v.name.is_arch() && !v.build_set; }
 
-nlohmann::ordered_json to_json(const variant::ProjectVariant& v, const build::BuildableVariants& buildable) {
+nlohmann::ordered_json to_json(const variant::ProjectVariant& v, const builder::BuildableVariants& buildable) {
   nlohmann::ordered_json out = nlohmann::ordered_json::object();
   out["name"] = v.name_text;
   out["backend"] = std::string(config::to_string(v.backend));
@@ -88,14 +88,14 @@ int list_variants(const Options& options) {
   for (const auto& warning : warnings) std::fprintf(stderr, "warning: %s\n", warning.c_str());
 
   const bool marks = !options.arch && !options.json && (options.mark || ::isatty(STDOUT_FILENO));
-  build::BuildableVariants buildable;
+  builder::BuildableVariants buildable;
   if (!options.arch && (marks || options.json)) {
     auto config = config::load_build_config(options.dir);
     if (!config) return report_error(config.error());
-    build::BuildOptions build_options;
+    builder::BuildOptions build_options;
     build_options.pythons = options.pythons;
     if (!options.toolchains.empty()) build_options.toolchains_file = options.toolchains;
-    auto detected = build::buildable_variants(*config, build_options);
+    auto detected = builder::buildable_variants(*config, build_options);
     if (!detected) return report_error(detected.error());
     buildable = std::move(*detected);
     for (const auto& problem : buildable.problems) std::fprintf(stderr, "warning: toolchain not usable: %s\n", problem.c_str());

@@ -1,5 +1,5 @@
 // `kernel-builder devshell` and `testshell` [KERNEL_DIR] [--variant V] [-- COMMAND...] (cli.md
-// §1.2): start $SHELL, or run COMMAND, in the environment of one build set (src/build/shell_env.h
+// §1.2): start $SHELL, or run COMMAND, in the environment of one build set (src/builder/shell_env.h
 // plans it; this file applies it and execs).
 #include <unistd.h>
 
@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "build/builder.h"
-#include "build/shell_env.h"
+#include "builder/builder.h"
+#include "builder/shell_env.h"
 #include "cli/command_registry.h"
 #include "config/reader.h"
 #include "util/exit_code.h"
@@ -35,14 +35,14 @@ int run_shell(const Options& options, bool test_shell) {
   std::filesystem::path project = std::filesystem::absolute(options.dir).lexically_normal();
   auto config = config::load_build_config(project);
   if (!config) return report_error(config.error());
-  build::BuildOptions build_options;
+  builder::BuildOptions build_options;
   build_options.pythons = options.pythons;
   if (!options.toolchains.empty()) build_options.toolchains_file = options.toolchains;
   std::vector<std::string> problems;
-  auto toolchains = build::detect_toolchains(build_options, problems);
+  auto toolchains = builder::detect_toolchains(build_options, problems);
   if (!toolchains) return report_error(toolchains.error());
   for (const auto& problem : problems) std::fprintf(stderr, "warning: toolchain not usable: %s\n", problem.c_str());
-  auto env = build::shell_environment(*config, project, *toolchains, options.variant, test_shell);
+  auto env = builder::shell_environment(*config, project, *toolchains, options.variant, test_shell);
   if (!env) return report_error(env.error());
   for (const auto& [key, value] : env->set) ::setenv(key.c_str(), value.c_str(), 1);
   for (const auto& key : env->unset) ::unsetenv(key.c_str());

@@ -1,0 +1,75 @@
+// Toolchain detection (cli.md §1.1): a Python interpreter with torch plus the backend toolkit
+// it needs. Probing runs a small embedded script in the interpreter (scripts/probe_toolchain.py)
+// and finds nvcc; results are cached per interpreter in the user cache, so that a clean build
+// does not pay for `import torch`.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "config/backend.h"
+#include "util/result.h"
+#include "variant/major_minor.h"
+
+namespace kb::builder {
+
+struct CudaToolkit {
+  std::filesystem::path nvcc;
+  variant::MajorMinor version;  // from `nvcc --version` ("release 13.0")
+  std::filesystem::path home;   // nvcc's grand-parent directory
+};
+
+struct Toolchain {
+  std::filesystem::path python;
+  std::string python_version;  // "3.11.7"
+  std::string python_include;
+  std::string machine;         // platform.machine()
+  std::string system;          // platform.system()
+  std::string torch_version;   // torch.__version__, e.g. "2.11.0+cu130"
+  bool cxx11_abi = true;
+  std::optional<std::string> torch_cuda;  // torch.version.cuda
+  std::optional<std::string> torch_hip;
+  std::optional<std::string> torch_xpu;
+  std::string torch_cmake_prefix;         // torch.utils.cmake_prefix_path
+  std::string torch_dir;
+  std::vector<std::string> include_dirs;
+  std::vector<std::string> library_dirs;
+  std::vector<std::string> nvcc_flags;    // torch's COMMON_NVCC_FLAGS
+  std::optional<std::string> tvm_ffi_version;      // tvm_ffi.__version__, if importable
+  std::vector<std::string> tvm_ffi_include_dirs;   // its headers and dlpack's (tvm_ffi.config)
+  std::string tvm_ffi_library;                     // libtvm_ffi.so
+  std::optional<CudaToolkit> cuda;        // found nvcc, if torch is a CUDA build
+
+  variant::MajorMinor torch_major_minor() const;
+  // Empty when this toolchain can compile kernels for `backend`; else what is missing, e.g.
+  // "nvcc (CUDA toolkit)" or "a ROCm build of torch".
+  std::optional<std::string> missing_for(config::Backend backend) const;
+};
+
+// Parses the probe script's JSON output (pure; unit-tested). Refuses torch builds without the
+// C++11 ABI and interpreters without torch.
+util::Result<Toolchain> parse_probe_output(const std::string& json_text, const std::filesystem::path& python);
+
+// `nvcc --version` output -> "13.0".
+std::optional<variant::MajorMinor> parse_nvcc_version(const std::string& output);
+// nvcc from CUDA_HOME, /usr/local/cuda/bin, then PATH.
+std::optional<CudaToolkit> find_cuda_toolkit();
+
+// Probes `python` (a path or a name on PATH). `cache_dir`, when not empty, keeps the probe
+// result, one file per interpreter (user_cache.h: `toolchains/`), so that a clean build does not
+// pay for `import torch`. The entry's name and its identity are `probe_cache_identity`; it is used
+// only while the stamps it recorded still hold: the interpreter binary (realpath), the venv's
+// pyvenv.cfg, torch's version.py and the interpreter's package directories (installing, upgrading
+// or removing a package changes them). A stale, corrupt or unreadable entry is probed again and
+// rewritten. `from_cache` (optional) tells whether the probe was skipped.
+util::Result<Toolchain> probe_toolchain(const std::string& python, const std::filesystem::path& cache_dir,
+                                        bool* from_cache = nullptr);
+
+// What a cached probe result of `interpreter` (absolute, not resolved) depends on besides the
+// stamped files: the interpreter path, the probe script and the environment variables that change
+// Python's import path (PYTHONPATH, PYTHONHOME, ...).
+std::string probe_cache_identity(const std::filesystem::path& interpreter);
+
+}  // namespace kb::builder

@@ -1,0 +1,396 @@
+// The torch header cache (see torch_pch.h).
+#include "builder/torch_pch.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "builder/user_cache.h"
+#include "util/fs.h"
+#include "util/hash.h"
+#include "util/process.h"
+#include "util/strings.h"
+
+namespace kb::builder {
+
+namespace fs = std::filesystem;
+using util::Error;
+using util::ErrorKind;
+using util::Result;
+
+namespace {
+
+// Entries kept in the cache (each is a few hundred MiB: GCC's image of the parsed headers).
+constexpr size_t kMaxEntries = 4;
+// How deep quoted includes are followed when looking for a source's first include.
+constexpr int kMaxIncludeDepth = 4;
+constexpr const char* kHeaderName = "torch_pch.h";
+
+// Holds an exclusive flock on a file for its lifetime: the kernel drops it when the process
+// dies, so a killed build never leaves the cache locked. (The loader's FileLock lives in a stage
+// that kb_builder must not link.)
+class ExclusiveLock {
+ public:
+  explicit ExclusiveLock(const fs::path& path) : fd_(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644)) {
+    if (fd_ >= 0) {
+      while (::flock(fd_, LOCK_EX) != 0) {
+        if (errno != EINTR) break;
+      }
+    }
+  }
+  ~ExclusiveLock() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  ExclusiveLock(const ExclusiveLock&) = delete;
+  ExclusiveLock& operator=(const ExclusiveLock&) = delete;
+  bool held() const { return fd_ >= 0; }
+
+ private:
+  int fd_;
+};
+
+std::string file_identity(const fs::path& path) {
+  std::error_code ec;
+  auto size = fs::file_size(path, ec);
+  if (ec) return path.string() + " (missing)";
+  auto time = fs::last_write_time(path, ec);
+  return path.string() + " " + std::to_string(size) + " " + std::to_string(time.time_since_epoch().count());
+}
+
+std::string compiler_identity(const std::string& compiler) {
+  fs::path resolved = compiler;
+  if (resolved.is_relative()) {
+    if (auto found = util::find_program(compiler)) resolved = *found;
+  }
+  std::error_code ec;
+  fs::path real = fs::canonical(resolved, ec);
+  std::string out = file_identity(ec ? resolved : real);
+  auto version = util::run_process({compiler, "-dumpfullversion", "-dumpmachine"});
+  if (version && version->success()) out += " " + std::string(util::trim(version->stdout_text));
+  return out;
+}
+
+bool is_cxx_file(const fs::path& path) {
+  auto ext = path.extension().string();
+  return ext == ".cpp" || ext == ".cc" || ext == ".cxx";
+}
+
+bool resolves_to_torch(const fs::path& project, const fs::path& file, const std::vector<std::string>& include_dirs,
+                       int depth) {
+  auto text = util::read_file(file);
+  if (!text) return false;
+  auto first = first_include(*text);
+  if (!first) return false;
+  if (is_torch_header(first->name)) return true;
+  if (!first->quoted || depth >= kMaxIncludeDepth) return false;
+  std::vector<fs::path> candidates = {file.parent_path() / first->name};
+  for (const auto& dir : include_dirs) candidates.push_back(project / dir / first->name);
+  std::error_code ec;
+  for (const auto& candidate : candidates) {
+    if (!fs::is_regular_file(candidate, ec)) continue;
+    // Only the project's own headers are followed.
+    auto relative = fs::weakly_canonical(candidate, ec).lexically_relative(fs::weakly_canonical(project, ec));
+    if (relative.empty() || util::starts_with(relative.generic_string(), "..")) return false;
+    return resolves_to_torch(project, candidate, include_dirs, depth + 1);
+  }
+  return false;
+}
+
+// Writes `content` unless the file already holds it (a rewrite would make Ninja recompile every
+// source that includes it).
+util::Status write_if_changed(const fs::path& path, const std::string& content) {
+  auto current = util::read_file(path);
+  if (current && *current == content) return {};
+  return util::write_file_atomic(path, content);
+}
+
+// Points `link` at `target` unless it already does.
+util::Status link_to(const fs::path& link, const fs::path& target) {
+  std::error_code ec;
+  if (fs::is_symlink(link, ec) && fs::read_symlink(link, ec) == target) return {};
+  fs::remove(link, ec);
+  fs::create_symlink(target, link, ec);
+  if (ec) return Error(ErrorKind::io, "Cannot link `" + link.string() + "`").with_cause(ec.message());
+  return {};
+}
+
+// Removes the least recently used entries beyond kMaxEntries (never `keep`).
+void prune(const fs::path& root, const std::string& keep) {
+  std::vector<std::pair<fs::file_time_type, fs::path>> entries;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(root, ec)) {
+    if (!entry.is_directory(ec) || entry.path().filename() == keep) continue;
+    if (entry.path().filename().string().find('.') != std::string::npos) continue;  // temporary
+    auto used = fs::last_write_time(entry.path() / "last-used", ec);
+    if (ec) used = fs::file_time_type::min();
+    entries.emplace_back(used, entry.path());
+  }
+  if (entries.size() + 1 <= kMaxEntries) return;
+  std::sort(entries.begin(), entries.end());
+  size_t excess = entries.size() + 1 - kMaxEntries;
+  for (size_t i = 0; i < excess; ++i) fs::remove_all(entries[i].second, ec);
+}
+
+}  // namespace
+
+std::string torch_pch_header_text() {
+  return "// kernel-builder's torch header cache (src/builder/torch_pch.h).\n#include <torch/torch.h>\n";
+}
+
+bool is_torch_header(const std::string& include) {
+  for (const char* prefix : {"torch/", "ATen/", "c10/", "caffe2/"}) {
+    if (util::starts_with(include, prefix)) return true;
+  }
+  return false;
+}
+
+std::optional<FirstInclude> first_include(const std::string& text) {
+  size_t i = 0;
+  std::string guard;  // an #ifndef seen, waiting for its #define
+  bool guarded = false;  // one include guard was skipped
+  const size_t n = text.size();
+  while (i < n) {
+    char c = text[i];
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v') {
+      ++i;
+    } else if (text.compare(i, 2, "//") == 0) {
+      i = text.find('\n', i);
+      if (i == std::string::npos) return std::nullopt;
+    } else if (text.compare(i, 2, "/*") == 0) {
+      i = text.find("*/", i + 2);
+      if (i == std::string::npos) return std::nullopt;
+      i += 2;
+    } else if (c == '#') {
+      size_t end = text.find('\n', i);
+      std::string line = text.substr(i + 1, end == std::string::npos ? std::string::npos : end - i - 1);
+      if (auto comment = line.find("//"); comment != std::string::npos) line.erase(comment);
+      auto words_view = util::trim(line);
+      std::string directive(words_view);
+      size_t space = directive.find_first_of(" \t<\"");
+      std::string name = directive.substr(0, space);
+      std::string rest = space == std::string::npos ? "" : std::string(util::trim(directive.substr(space)));
+      if (name == "include") {
+        if (rest.size() < 3) return std::nullopt;
+        char open = rest[0];
+        char close = open == '<' ? '>' : open == '"' ? '"' : 0;
+        if (!close || !guard.empty()) return std::nullopt;
+        size_t stop = rest.find(close, 1);
+        if (stop == std::string::npos) return std::nullopt;
+        return FirstInclude{rest.substr(1, stop - 1), open == '"'};
+      }
+      if (name == "pragma" && rest == "once" && guard.empty()) {
+        // skipped
+      } else if (name == "ifndef" && guard.empty() && !guarded && !rest.empty()) {
+        guard = rest;
+      } else if (name == "define" && !guard.empty() && rest.substr(0, rest.find_first_of(" \t")) == guard) {
+        guard.clear();
+        guarded = true;
+      } else {
+        return std::nullopt;
+      }
+      if (end == std::string::npos) return std::nullopt;
+      i = end + 1;
+    } else {
+      return std::nullopt;
+    }
+  }
+  return std::nullopt;
+}
+
+std::vector<std::string> torch_header_sources(const fs::path& project, const std::vector<std::string>& sources,
+                                              const std::vector<std::string>& include_dirs) {
+  std::vector<std::string> out;
+  for (const auto& source : sources) {
+    if (!is_cxx_file(source)) continue;
+    if (resolves_to_torch(project, project / source, include_dirs, 0)) out.push_back(source);
+  }
+  return out;
+}
+
+Result<std::vector<std::string>> split_command(const std::string& command) {
+  std::vector<std::string> words;
+  std::string word;
+  bool in_word = false;
+  for (size_t i = 0; i < command.size(); ++i) {
+    char c = command[i];
+    if (c == ' ' || c == '\t' || c == '\n') {
+      if (in_word) words.push_back(std::move(word));
+      word.clear();
+      in_word = false;
+    } else if (c == '\\') {
+      if (++i >= command.size()) return Error(ErrorKind::invalid, "Trailing backslash in a compile command");
+      word += command[i];
+      in_word = true;
+    } else if (c == '\'') {
+      size_t end = command.find('\'', i + 1);
+      if (end == std::string::npos) return Error(ErrorKind::invalid, "Unterminated ' in a compile command");
+      word += command.substr(i + 1, end - i - 1);
+      i = end;
+      in_word = true;
+    } else if (c == '"') {
+      for (++i; i < command.size() && command[i] != '"'; ++i) {
+        if (command[i] == '\\' && i + 1 < command.size() && std::string("\"\\$`").find(command[i + 1]) != std::string::npos) ++i;
+        word += command[i];
+      }
+      if (i >= command.size()) return Error(ErrorKind::invalid, "Unterminated \" in a compile command");
+      in_word = true;
+    } else {
+      word += c;
+      in_word = true;
+    }
+  }
+  if (in_word) words.push_back(std::move(word));
+  return words;
+}
+
+Result<std::vector<std::string>> pch_compile_args(const std::vector<std::string>& tu, const ProjectSpecifics& specifics) {
+  size_t i = 0;
+  if (specifics.launcher && !tu.empty() && tu[0] == *specifics.launcher) ++i;
+  if (i >= tu.size()) return Error(ErrorKind::invalid, "Empty compile command");
+  std::vector<std::string> out = {tu[i++]};
+  bool compiles = false;
+  std::string project = specifics.project_dir.string();
+  auto project_map = [&](const std::string& arg) {
+    for (const char* option : {"-ffile-prefix-map=", "-fmacro-prefix-map=", "-fdebug-prefix-map="}) {
+      if (util::starts_with(arg, option) && !project.empty() && util::starts_with(arg.substr(std::string(option).size()), project + "=")) {
+        return true;
+      }
+    }
+    return false;
+  };
+  for (; i < tu.size(); ++i) {
+    const std::string& arg = tu[i];
+    bool has_next = i + 1 < tu.size();
+    if (arg == "-c") {
+      compiles = true;
+      if (has_next) ++i;
+    } else if (arg == "-o" || arg == "-MT" || arg == "-MF" || arg == "-MQ" || arg == "-I" || arg == "-iquote") {
+      if (has_next) ++i;
+    } else if (arg == "-include" && has_next && fs::path(tu[i + 1]) == specifics.pch_header) {
+      ++i;
+    } else if (arg == "-MD" || arg == "-MMD" || arg == "-Winvalid-pch" || arg == "-fpch-preprocess" ||
+               util::starts_with(arg, "-I") || util::starts_with(arg, "-DTORCH_EXTENSION_NAME=") ||
+               (!specifics.target.empty() && arg == "-D" + specifics.target + "_EXPORTS") || project_map(arg)) {
+      // specific to this project or to compiling a source
+    } else {
+      out.push_back(arg);
+    }
+  }
+  if (!compiles) return Error(ErrorKind::invalid, "Not a compile command (no -c): " + util::join(tu, " "));
+  return out;
+}
+
+fs::path header_cache_dir() { return user_cache_dir() / "torch-pch"; }
+
+Result<PreparedPch> prepare_torch_pch(const fs::path& cmake_dir, const ProjectSpecifics& specifics,
+                                      const TorchInstall& torch, const fs::path& log_path,
+                                      const std::function<void()>& on_create) {
+  PreparedPch out;
+  std::error_code ec;
+  fs::create_directories(specifics.pch_header.parent_path(), ec);
+  fs::path in_tree_gch = specifics.pch_header.string() + ".gch";
+  // Until a cache entry is linked, the in-tree header is empty: sources compile as without it.
+  auto unused = [&](std::optional<std::string> note) -> Result<PreparedPch> {
+    fs::remove(in_tree_gch, ec);
+    KB_TRY(write_if_changed(specifics.pch_header, "// kernel-builder's torch header cache is not used.\n"));
+    out.note = std::move(note);
+    return out;
+  };
+
+  auto text = util::read_file(cmake_dir / "compile_commands.json");
+  if (!text) return unused(std::nullopt);
+  nlohmann::json commands = nlohmann::json::parse(*text, nullptr, false);
+  if (!commands.is_array()) return unused("the header cache is not used: compile_commands.json is unreadable");
+  std::optional<std::vector<std::string>> tu;
+  for (const auto& entry : commands) {
+    std::string command = entry.value("command", "");
+    if (command.find(specifics.pch_header.string()) == std::string::npos) continue;
+    auto words = split_command(command);
+    if (!words) return unused("the header cache is not used: " + words.error().message);
+    tu = std::move(*words);
+    break;
+  }
+  if (!tu) return unused(std::nullopt);  // no source uses it (or the compiler is not GCC)
+  auto args = pch_compile_args(*tu, specifics);
+  if (!args) return unused("the header cache is not used: " + args.error().message);
+
+  std::string key_input = "kb-torch-pch 1\n" + torch_pch_header_text() + util::join(*args, "\n") + "\n" +
+                          compiler_identity(args->front()) + "\n" + torch.version + "\n" +
+                          file_identity(torch.include / "torch" / "version.h") + "\n";
+  out.key = util::sha256_hex(key_input).substr(0, 32);
+  fs::path root = header_cache_dir();
+  fs::create_directories(root, ec);
+  if (ec) return unused("the header cache is not used: cannot create " + root.string() + ": " + ec.message());
+  fs::path entry = root / out.key;
+  fs::path gch = entry / (std::string(kHeaderName) + ".gch");
+  {
+    ExclusiveLock lock(root / (out.key + ".lock"));
+    if (!lock.held()) return unused("the header cache is not used: cannot lock " + root.string());
+    if (!fs::exists(gch, ec)) {
+      if (on_create) on_create();
+      fs::path temporary = root / (out.key + ".tmp-" + std::to_string(::getpid()));
+      fs::remove_all(temporary, ec);
+      fs::create_directories(temporary, ec);
+      KB_TRY(util::write_file_atomic(temporary / kHeaderName, torch_pch_header_text()));
+      std::vector<std::string> argv = *args;
+      for (const char* extra : {"-x", "c++-header"}) argv.push_back(extra);
+      argv.push_back((temporary / kHeaderName).string());
+      argv.push_back("-o");
+      argv.push_back((temporary / (std::string(kHeaderName) + ".gch")).string());
+      {
+        std::ofstream log(log_path, std::ios::app | std::ios::binary);
+        log << "$ " << util::join(argv, " ") << "\n";
+      }
+      util::ProcessOptions options;
+      options.merge_stderr = true;
+      auto run = util::run_process(argv, options);
+      {
+        std::ofstream log(log_path, std::ios::app | std::ios::binary);
+        if (run) log << run->stdout_text;
+      }
+      if (!run || !run->success()) {
+        fs::remove_all(temporary, ec);
+        return unused("the header cache is not used: precompiling <torch/torch.h> failed (see " + log_path.string() + ")");
+      }
+      KB_TRY(util::write_file_atomic(temporary / "command", util::join(argv, "\n") + "\n"));
+      fs::rename(temporary, entry, ec);
+      if (ec) {
+        fs::remove_all(temporary, ec);
+        return unused("the header cache is not used: cannot create " + entry.string());
+      }
+      out.created = true;
+    }
+    std::ofstream(entry / "last-used", std::ios::trunc) << out.key << "\n";
+    prune(root, out.key);
+  }
+  KB_TRY(write_if_changed(specifics.pch_header, torch_pch_header_text()));
+  KB_TRY(link_to(in_tree_gch, gch));
+  out.used = true;
+  return out;
+}
+
+std::string ccache_sloppiness(const std::string& current) {
+  std::vector<std::string> values;
+  for (const auto& part : util::split(current, ',')) {
+    std::string value(util::trim(part));
+    if (!value.empty() && std::find(values.begin(), values.end(), value) == values.end()) values.push_back(value);
+  }
+  for (const char* needed : {"pch_defines", "time_macros"}) {
+    if (std::find(values.begin(), values.end(), needed) == values.end()) values.push_back(needed);
+  }
+  return util::join(values, ",");
+}
+
+std::string configured_ccache_sloppiness(const fs::path& ccache) {
+  if (const char* env = std::getenv("CCACHE_SLOPPINESS"); env) return env;
+  auto run = util::run_process({ccache.string(), "--get-config", "sloppiness"});
+  if (!run || !run->success()) return "";
+  return std::string(util::trim(run->stdout_text));
+}
+
+}  // namespace kb::builder

@@ -1,0 +1,104 @@
+// The torch header cache: one GCC precompiled header of <torch/torch.h> per compile command
+// (compiler, flags, defines, torch installation), built once into the user cache
+// ($XDG_CACHE_HOME/kernel-builder/torch-pch/<key>/) and shared by every project and variant whose
+// C++ sources compile with that command. Parsing the torch headers is most of a kernel TU's
+// compile time; with the cache warm a TU only loads the precompiled state.
+//
+// Which sources use it: C++ sources whose first include (followed through the project's own
+// headers) is a torch header, and that get no per-source options (codegen decides that part), in
+// variants that do not target the Torch stable ABI. They are compiled with
+// `-include <work>/torch-pch/torch_pch.h -Winvalid-pch -fpch-preprocess`; the builder links
+// `torch_pch.h.gch` there to the cache entry. GCC uses a precompiled header only when it is valid
+// for the compilation (same compiler binary, options and macros) and otherwise reads the header
+// text, which includes the same torch headers the source was about to include: results are the
+// same either way. If the cache entry cannot be built, the in-tree header is left empty, so the
+// sources compile exactly as without the cache.
+//
+// The key hashes the compile command as CMake wrote it (compile_commands.json) minus what is
+// specific to a project (output, source, dependency file, project include directories,
+// TORCH_EXTENSION_NAME, the target's export define, the project's file-prefix map), the compiler
+// binary (path, size, mtime, version) and the torch installation (version, path, mtime of
+// version.h). Entries are created atomically (built in a temporary directory under an flock,
+// then renamed) and the least recently used ones beyond kMaxEntries are removed.
+//
+// ccache: a precompiled header needs `sloppiness = pch_defines,time_macros`; the builder adds
+// them to CCACHE_SLOPPINESS for the compile step (ccache_sloppiness()).
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "util/result.h"
+
+namespace kb::builder {
+
+// The text of the header that is precompiled.
+std::string torch_pch_header_text();
+
+// Whether `include` (the text between <> or "") names a header of the torch installation
+// (torch/, ATen/, c10/, caffe2/).
+bool is_torch_header(const std::string& include);
+
+// The first include of a C/C++ text: skips comments, blank lines, `#pragma once` and a leading
+// include guard (`#ifndef X` + `#define X`). Empty when the first directive is anything else.
+struct FirstInclude {
+  std::string name;
+  bool quoted = false;  // "name" rather than <name>
+};
+std::optional<FirstInclude> first_include(const std::string& text);
+
+// The sources among `sources` (relative to `project`) whose first include is a torch header,
+// following quoted includes into project headers (searched next to the including file, then in
+// `include_dirs`, relative to the project).
+std::vector<std::string> torch_header_sources(const std::filesystem::path& project,
+                                              const std::vector<std::string>& sources,
+                                              const std::vector<std::string>& include_dirs);
+
+// Splits a POSIX shell command line (as CMake writes compile_commands.json) into words.
+util::Result<std::vector<std::string>> split_command(const std::string& command);
+
+// What is specific to one project in a compile command, removed before keying the cache.
+struct ProjectSpecifics {
+  std::filesystem::path pch_header;      // the in-tree header passed with -include
+  std::filesystem::path project_dir;     // -ffile-prefix-map=<project_dir>=...
+  std::string target;                    // <target>_EXPORTS
+  std::optional<std::string> launcher;   // compiler launcher (ccache) as the first word
+};
+// The arguments (compiler first) that build the precompiled header, from the compile command of
+// a source that uses it; without -x/-o/input, which the builder appends.
+util::Result<std::vector<std::string>> pch_compile_args(const std::vector<std::string>& tu_command,
+                                                       const ProjectSpecifics& specifics);
+
+// $XDG_CACHE_HOME/kernel-builder/torch-pch (else ~/.cache/...).
+std::filesystem::path header_cache_dir();
+
+struct TorchInstall {
+  std::string version;            // torch.__version__
+  std::filesystem::path include;  // torch's first include directory
+};
+
+struct PreparedPch {
+  bool used = false;        // some source compiles with it and the cache entry is linked
+  bool created = false;     // the entry was built in this run
+  std::string key;
+  std::optional<std::string> note;  // why the cache is not used, when it could have been
+};
+
+// Called after CMake configured `cmake_dir`: finds the sources that include `specifics.pch_header`,
+// builds or reuses the cache entry for their command, and links it beside the in-tree header
+// (which it writes, keeping its modification time when the text is unchanged). `on_create` is
+// called before an entry is built (that takes as long as compiling one source without it).
+util::Result<PreparedPch> prepare_torch_pch(const std::filesystem::path& cmake_dir, const ProjectSpecifics& specifics,
+                                            const TorchInstall& torch, const std::filesystem::path& log_path,
+                                            const std::function<void()>& on_create = {});
+
+// CCACHE_SLOPPINESS for compiling with a precompiled header: `current` (the configured value)
+// plus pch_defines and time_macros.
+std::string ccache_sloppiness(const std::string& current);
+// The sloppiness ccache is configured with: $CCACHE_SLOPPINESS, else `ccache --get-config`.
+std::string configured_ccache_sloppiness(const std::filesystem::path& ccache);
+
+}  // namespace kb::builder

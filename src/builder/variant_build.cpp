@@ -1,0 +1,680 @@
+// One variant build (see variant_build.h).
+#include "builder/variant_build.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <fstream>
+#include <functional>
+#include <regex>
+#include <thread>
+
+#include "abi/check.h"
+#include "builder/cmake_cache.h"
+#include "builder/cmake_seed.h"
+#include "builder/header_deps.h"
+#include "builder/jobs.h"
+#include "builder/portable.h"
+#include "builder/remote_cache.h"
+#include "builder/project_checks.h"
+#include "builder/reproducible.h"
+#include "builder/run_guard.h"
+#include "builder/staging.h"
+#include "builder/toolchain.h"
+#include "builder/torch_pch.h"
+#include "builder/user_cache.h"
+#include "codegen/ops_py.h"
+#include "codegen/variant_project.h"
+#include "config/python_registry.h"
+#include "metadata/digest.h"
+#include "util/fs.h"
+#include "util/hash.h"
+#include "util/process.h"
+#include "util/strings.h"
+#include "variant/cuda_capabilities.h"
+#include "variant/rocm_archs.h"
+
+namespace kb::builder {
+
+namespace fs = std::filesystem;
+using config::Backend;
+using util::Error;
+using util::ErrorKind;
+using util::Result;
+
+namespace {
+
+// Hash of (path, size, mtime) of every project file outside build outputs and dot-directories:
+// cheap enough for every no-op build, and any edit changes it.
+std::string input_fingerprint(const fs::path& project) {
+  util::Hasher hasher(util::HashAlgorithm::sha256);
+  std::vector<std::string> entries;
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(project, ec); !ec && it != fs::recursive_directory_iterator();
+       it.increment(ec)) {
+    std::string name = it->path().filename().string();
+    if (it->is_directory(ec)) {
+      bool top_output = it.depth() == 0 && (name == "build" || name == "result");
+      if (top_output || util::starts_with(name, ".") || name == "__pycache__") it.disable_recursion_pending();
+      continue;
+    }
+    std::error_code stat_error;
+    auto size = fs::file_size(it->path(), stat_error);
+    auto time = fs::last_write_time(it->path(), stat_error);
+    entries.push_back(it->path().lexically_relative(project).generic_string() + "\t" + std::to_string(size) + "\t" +
+                      std::to_string(time.time_since_epoch().count()));
+  }
+  std::sort(entries.begin(), entries.end());
+  for (const auto& e : entries) hasher.update(e + "\n");
+  return util::to_hex(hasher.finish());
+}
+
+std::vector<std::string> data_extensions(const config::BuildConfig& config) {
+  std::optional<std::vector<std::string>> pyext;
+  if (auto* torch = std::get_if<config::TorchConfig>(&config.framework)) pyext = torch->pyext;
+  if (auto* noarch = std::get_if<config::TorchNoarchConfig>(&config.framework)) pyext = noarch->pyext;
+  if (auto* tvm = std::get_if<config::TvmFfiConfig>(&config.framework)) pyext = tvm->pyext;
+  std::vector<std::string> out;
+  for (const auto& ext : pyext.value_or(std::vector<std::string>{"py", "pyi"})) {
+    if (ext != "py" && ext != "pyi") out.push_back(ext);
+  }
+  return out;
+}
+
+Result<metadata::Metadata> base_metadata(const BuildSettings& s, Backend backend, const std::string& ops_id) {
+  const auto& general = s.config->general;
+  metadata::Metadata m;
+  m.name = general.name;
+  m.id = ops_id;
+  m.version = general.version;
+  m.license = general.license;
+  if (general.upstream) m.upstream = general.upstream->original;
+  if (general.source) m.source = general.source->original;
+  auto deps = config::resolve_python_depends(*s.config, backend, config::PythonRegistry::embedded());
+  if (!deps) return std::move(deps).error();
+  for (const auto* dep : *deps) m.python_depends.push_back(dep->name);
+  for (const auto& dep : config::kernel_depends_for(*s.config, backend)) {
+    m.kernel_depends.push_back({dep.repo_id, dep.version, dep.revision});
+  }
+  m.backend = backend;
+  m.provenance = s.provenance;
+  return m;
+}
+
+// The manylinux policy a Linux variant targets: --manylinux, else the policy of torch's wheels.
+std::string target_policy(const BuildSettings& s, const PlannedVariant& v) {
+  if (s.manylinux) return *s.manylinux;
+  if (v.toolchain) {
+    return abi::default_policy_for_torch(v.toolchain->torch_major_minor().to_string());
+  }
+  return abi::CheckOptions{}.manylinux;
+}
+
+// The first compiler error lines of a build log, for the error report.
+std::vector<std::string> first_error_lines(const std::string& log) {
+  std::vector<std::string> out;
+  static const std::regex error_line(R"((error|Error|FAILED:|undefined reference))");
+  for (const auto& line : util::split(log, '\n')) {
+    if (std::regex_search(line, error_line)) out.push_back(line);
+    if (out.size() >= 8) break;
+  }
+  return out;
+}
+
+// Runs a build tool, appending its output to `log_path`, streaming it when asked and reporting
+// Ninja's `[done/total]` progress.
+Result<util::ProcessResult> run_logged(const BuildSettings& s, const std::string& variant,
+                                       const std::vector<std::string>& argv, const fs::path& log_path,
+                                       const std::map<std::string, std::string>& env) {
+  std::ofstream log(log_path, std::ios::app | std::ios::binary);
+  log << "$ " << util::join(argv, " ") << "\n";
+  util::ProcessOptions options;
+  options.env = env;
+  options.merge_stderr = true;
+  std::string pending;
+  static const std::regex status(R"(^\[(\d+)/(\d+)\] (.*)$)");
+  bool linking = false;
+  options.on_output = [&](std::string_view chunk) {
+    log << chunk;
+    if (s.stream_logs && s.reporter) s.reporter->log(variant, chunk);
+    pending += chunk;
+    size_t newline;
+    while ((newline = pending.find('\n')) != std::string::npos) {
+      std::string line = pending.substr(0, newline);
+      pending.erase(0, newline + 1);
+      std::smatch match;
+      if (s.reporter && std::regex_match(line, match, status)) {
+        if (!linking && match[3].str().find("Linking") != std::string::npos) {
+          linking = true;
+          s.reporter->stage(variant, Stage::link);
+        }
+        s.reporter->progress(variant, std::stoi(match[1]), std::stoi(match[2]));
+      }
+    }
+  };
+  auto run = util::run_process(argv, options);
+  log.flush();
+  return run;
+}
+
+Error build_failure(const std::string& variant, const std::string& what, const fs::path& log_path) {
+  auto log = util::read_file(log_path);
+  Error error(ErrorKind::process, "Cannot build variant `" + variant + "`");
+  error.causes.push_back(what);
+  if (log) {
+    for (const auto& line : first_error_lines(*log)) error.causes.push_back(line);
+  }
+  error.hints.push_back("full log: " + log_path.string());
+  if (auto disk = low_disk_space_hint(log_path.parent_path())) error.hints.push_back(*disk);
+  return error;
+}
+
+// Removes every `__pycache__` directory and `*.pyc` file under `root` (build-output.md §9 step 5).
+void remove_python_caches(const fs::path& root) {
+  std::vector<fs::path> doomed;
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(root, ec); !ec && it != fs::recursive_directory_iterator();
+       it.increment(ec)) {
+    std::string name = it->path().filename().string();
+    if (name == "__pycache__" || util::ends_with(name, ".pyc")) {
+      doomed.push_back(it->path());
+      it.disable_recursion_pending();
+    }
+  }
+  for (const auto& path : doomed) fs::remove_all(path, ec);
+}
+
+void append_log(const fs::path& log_path, const std::string& line) {
+  std::ofstream log(log_path, std::ios::app | std::ios::binary);
+  log << "kernel-builder: " << line << "\n";
+}
+
+// Runs CMake's configure. An empty build directory of a CPU or CUDA variant starts from the
+// compiler identification its toolchain had last time (cmake_seed.h): CMake then skips compiling
+// and running its identification programs. A seeded configure that fails is run again unseeded.
+util::Status configure_project(const BuildSettings& s, const PlannedVariant& v, const std::vector<std::string>& configure,
+                               const fs::path& cmake_dir, const fs::path& log_path,
+                               const std::map<std::string, std::string>& env) {
+  std::error_code ec;
+  std::optional<std::string> identity;
+  fs::path seeds = user_cache_dir() / "cmake-seeds";
+  if (!fs::exists(cmake_dir / "CMakeCache.txt", ec) && (v.backend == Backend::cpu || v.backend == Backend::cuda)) {
+    identity = cmake_seed_identity(configure, v.backend == Backend::cuda ? "CXX CUDA" : "CXX", effective_environment(env),
+                                   host_release());
+    fs::remove_all(cmake_dir, ec);  // what an interrupted configure left
+  }
+  fs::path seed = identity ? apply_cmake_seed(seeds, *identity, cmake_dir) : fs::path();
+  if (!seed.empty()) append_log(log_path, "compiler identification seeded from " + seed.string());
+  auto run = run_logged(s, v.name, configure, log_path, env);
+  if (!run) return std::move(run).error();
+  if (!run->success() && !seed.empty()) {
+    append_log(log_path, "the configure with a seeded compiler identification failed; configuring again without it");
+    forget_cmake_seed(seeds, *identity);
+    fs::remove_all(cmake_dir, ec);
+    seed.clear();
+    run = run_logged(s, v.name, configure, log_path, env);
+    if (!run) return std::move(run).error();
+  }
+  if (!run->success()) return build_failure(v.name, "CMake configuration failed", log_path);
+  // The next clean build directory with this toolchain starts from this identification.
+  if (identity && seed.empty()) (void)save_cmake_seed(seeds, *identity, cmake_dir);
+  return {};
+}
+
+// The import check's interpreter, started when the variant starts compiling
+// (import_check.py --wait): it imports torch, most of the check's time, beside the compiler, then
+// waits for the staged variant on its stdin. Dropped without `finish` (the variant failed before
+// it was staged), it reads end of file and exits.
+class EarlyImportCheck {
+ public:
+  explicit EarlyImportCheck(const fs::path& python) {
+    int fds[2];
+    if (::pipe2(fds, O_CLOEXEC) != 0) return;
+    read_fd_ = fds[0];
+    write_fd_ = fds[1];
+    thread_ = std::thread([this, python] {
+      util::ProcessOptions options;
+      options.env = {{"PYTHONDONTWRITEBYTECODE", "1"}};
+      options.merge_stderr = true;
+      options.stdin_fd = read_fd_;
+      result_ = util::run_process({python.string(), "-c", build_script("import_check.py"), "--wait"}, options);
+    });
+  }
+  EarlyImportCheck(const EarlyImportCheck&) = delete;
+  EarlyImportCheck& operator=(const EarlyImportCheck&) = delete;
+  ~EarlyImportCheck() {
+    close_input();
+    if (thread_.joinable()) thread_.join();
+    if (read_fd_ >= 0) ::close(read_fd_);
+  }
+
+  bool started() const { return thread_.joinable(); }
+
+  // Hands over the staged variant and waits for the check's outcome.
+  Result<util::ProcessResult> finish(const fs::path& staging, const std::string& ops_id) {
+    std::string line = staging.string() + "\t" + ops_id + "\n";
+    // An interpreter that already exited (e.g. torch failed to import) must not kill the builder
+    // with SIGPIPE: the signal is blocked in this thread and a pending one is consumed.
+    sigset_t pipe_signal, previous;
+    sigemptyset(&pipe_signal);
+    sigaddset(&pipe_signal, SIGPIPE);
+    ::pthread_sigmask(SIG_BLOCK, &pipe_signal, &previous);
+    ssize_t written = ::write(write_fd_, line.data(), line.size());
+    if (written < 0 && errno == EPIPE) {
+      struct timespec zero {};
+      ::sigtimedwait(&pipe_signal, nullptr, &zero);
+    }
+    ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+    close_input();
+    thread_.join();
+    if (!result_) return Error(ErrorKind::process, "The import check did not run");
+    return std::move(*result_);
+  }
+
+ private:
+  void close_input() {
+    if (write_fd_ >= 0) ::close(write_fd_);
+    write_fd_ = -1;
+  }
+
+  int read_fd_ = -1;
+  int write_fd_ = -1;
+  std::thread thread_;
+  std::optional<Result<util::ProcessResult>> result_;
+};
+
+struct ArchOutput {
+  std::vector<std::string> archs;  // recorded in metadata.json
+  fs::path library;                // the built module
+  bool up_to_date = false;         // the stamp matched: nothing was run
+};
+
+// Generates, configures and compiles the CMake project of an arch variant.
+Result<ArchOutput> compile_arch(const BuildSettings& s, const PlannedVariant& v, const std::string& ops_id,
+                                const fs::path& work, const fs::path& log_path, std::string& stamp_input,
+                                const std::function<bool(const std::string&)>& up_to_date,
+                                const std::function<void()>& on_compile) {
+  const Toolchain& t = *v.toolchain;
+  // cutlass_*/sycl_tla/metal-cpp headers join torch's (system) include directories.
+  HeaderFetchSettings fetch = header_fetch_settings(s.offline);
+  fetch.note = [&](const std::string& line) {
+    if (s.reporter) s.reporter->note(line);
+  };
+  auto header_deps =
+      resolve_header_dependencies(*s.config, v.backend, dependency_environment(), default_dependency_cache(), &fetch);
+  if (!header_deps) return std::move(header_deps).error();
+  for (const auto& note : header_deps->notes) {
+    if (s.reporter) s.reporter->note(v.name + ": " + note);
+  }
+  // A TVM-FFI library compiles against tvm_ffi's headers and links libtvm_ffi instead of torch.
+  bool tvm_ffi = v.flavour == Flavour::tvm_ffi;
+  std::vector<std::string> include_dirs = tvm_ffi ? t.tvm_ffi_include_dirs : t.include_dirs;
+  std::string library_dir = tvm_ffi ? fs::path(t.tvm_ffi_library).parent_path().string()
+                                    : (t.library_dirs.empty() ? "" : t.library_dirs[0]);
+  for (const auto& dir : header_deps->include_dirs) include_dirs.push_back(dir.string());
+  codegen::VariantProjectInput input;
+  input.config = s.config;
+  input.backend = v.backend;
+  input.variant = v.name;
+  input.ops_id = ops_id;
+  input.torch = t.torch_major_minor();
+  input.stable_abi = v.stable_abi;
+  input.torch_nvcc_flags = t.nvcc_flags;
+  std::vector<std::vector<std::string>> all_archs;
+  if (v.backend == Backend::cuda && t.cuda) {
+    input.cuda = t.cuda->version;
+    config::Version nvcc({t.cuda->version.major, t.cuda->version.minor});
+    for (const auto* unit : s.config->units_for(Backend::cuda)) {
+      if (unit->cuda_minver && nvcc < *unit->cuda_minver) continue;  // skipped entirely
+      auto archs = variant::unit_cuda_capabilities(unit->name, unit->cuda_capabilities, nvcc);
+      if (!archs) return std::move(archs).error();
+      input.unit_archs[unit->name] = *archs;
+      all_archs.push_back(*archs);
+    }
+  }
+  if (v.backend == Backend::rocm) {
+    for (const auto* unit : s.config->units_for(Backend::rocm)) {
+      auto archs = variant::unit_rocm_archs(unit->name, unit->rocm_archs);
+      if (!archs) return std::move(archs).error();
+      input.unit_archs[unit->name] = *archs;
+      all_archs.push_back(*archs);
+    }
+  }
+  // The shared torch header cache (torch_pch.h), not for stable-ABI variants: those must not see
+  // the full torch headers.
+  bool header_cache = s.header_cache && !v.stable_abi && !tvm_ffi;
+  fs::path pch_header = work / "torch-pch" / "torch_pch.h";
+  if (header_cache) {
+    const auto& torch = std::get<config::TorchConfig>(s.config->framework);
+    std::vector<std::string> sources = torch.src;
+    std::vector<std::string> dirs = {".", "torch-ext"};
+    for (const auto& inc : torch.include.value_or(std::vector<std::string>{})) dirs.push_back(inc);
+    for (const auto* unit : s.config->units_for(v.backend)) {
+      sources.insert(sources.end(), unit->src.begin(), unit->src.end());
+      for (const auto& inc : unit->include.value_or(std::vector<std::string>{})) dirs.push_back(inc);
+    }
+    input.torch_header_sources = torch_header_sources(s.project, sources, dirs);
+  }
+  // nvcc's --threads: NVCC_THREADS, else the architectures of each CUDA source in parallel when
+  // there are cores to spare (jobs.h).
+  int nvcc_threads = s.nvcc_threads;
+  if (v.backend == Backend::cuda && !nvcc_threads_in_env()) {
+    int cuda_sources = 0;
+    int architectures = 0;
+    for (const auto* unit : s.config->units_for(Backend::cuda)) {
+      auto archs = input.unit_archs.find(unit->name);
+      if (archs == input.unit_archs.end()) continue;
+      architectures = std::max(architectures, static_cast<int>(archs->second.size()));
+      for (const auto& src : unit->src) cuda_sources += util::ends_with(src, ".cu") ? 1 : 0;
+    }
+    nvcc_threads = auto_nvcc_threads(s.cores, cuda_sources, architectures);
+  }
+  auto files = codegen::generate_variant_project(input);
+  if (!files) return std::move(files).error();
+  fs::path generated = work / "project";
+  KB_TRY(codegen::write_generated_files(generated, *files, true));
+
+  fs::path cmake_dir = work / "cmake-build";
+  std::vector<std::string> configure = {"cmake", "-S", generated.string(), "-B", cmake_dir.string(), "-G", "Ninja",
+                                        "-DCMAKE_BUILD_TYPE=Release",
+                                        "-DKB_PROJECT_DIR=" + s.project.string(),
+                                        "-DKB_GENERATED_DIR=" + generated.string(),
+                                        "-DKB_TORCH_INCLUDE_DIRS=" + util::join(include_dirs, ";"),
+                                        "-DKB_TORCH_LIBRARY_DIR=" + library_dir,
+                                        "-DKB_PYTHON_INCLUDE_DIR=" + t.python_include};
+  configure.push_back("-DKB_TORCH_PCH=" + (header_cache ? pch_header.string() : ""));
+  // The header cache builds its entry with the compile command CMake writes there.
+  if (header_cache) configure.push_back("-DCMAKE_EXPORT_COMPILE_COMMANDS=ON");
+  if (v.backend == Backend::cuda && t.cuda) {
+    configure.push_back("-DCMAKE_CUDA_COMPILER=" + t.cuda->nvcc.string());
+    configure.push_back("-DCMAKE_CUDA_ARCHITECTURES=OFF");
+    configure.push_back("-DCUDAToolkit_ROOT=" + t.cuda->home.string());
+    configure.push_back("-DKB_NVCC_THREADS=" + std::to_string(nvcc_threads));
+  }
+  // The ABI check's policy and strictness: a --bundle build re-checks what a plain build noted.
+  stamp_input += "manylinux " + target_policy(s, v) + (s.portable ? " portable" : "") + (s.strict_manylinux ? " strict" : "") + "\n";
+  // Always given (empty when off): CMake keeps a cache variable that a later configure omits.
+  std::string portable_dir, portable_sources, portable_libraries;
+  if (s.portable && t.system == "Linux") {
+    auto portable = prepare_portable_link(work / "portable", target_policy(s, v), t.machine);
+    if (!portable) return std::move(portable).error();
+    portable_dir = portable->stub_dir.string();
+    if (portable->support_source) portable_sources = portable->support_source->string();
+    portable_libraries = util::join(portable->extra_libraries, ";");
+    stamp_input += "portable " + portable->fingerprint + "\n";
+  }
+  configure.push_back("-DKB_PORTABLE_LINK_DIR=" + portable_dir);
+  configure.push_back("-DKB_PORTABLE_SOURCES=" + portable_sources);
+  configure.push_back("-DKB_PORTABLE_LIBRARIES=" + portable_libraries);
+  configure.push_back(std::string("-DKB_SYMBOL_ISOLATION=") + (s.symbol_isolation ? "ON" : "OFF"));
+  auto ccache = s.use_compiler_cache ? util::find_program("ccache") : std::nullopt;
+  if (ccache) {
+    configure.push_back("-DCMAKE_CXX_COMPILER_LAUNCHER=" + ccache->string());
+    if (v.backend == Backend::cuda) configure.push_back("-DCMAKE_CUDA_COMPILER_LAUNCHER=" + ccache->string());
+  }
+  std::string configure_key = util::join(configure, "\n");
+  for (const auto& [path, content] : *files) stamp_input += path + "\n" + content + "\n";
+  stamp_input += configure_key + "\n";
+
+  ArchOutput out;
+  out.archs = variant::recorded_archs(all_archs);
+  out.library = cmake_dir / (ops_id + (tvm_ffi ? ".so" : ".abi3.so"));
+  // Nothing changed since the last successful build of this variant: not even Ninja runs.
+  if (up_to_date(stamp_input)) {
+    out.up_to_date = true;
+    return out;
+  }
+  JobPlan jobs = plan_compile_jobs(s.cores, v.backend, nvcc_threads, s.concurrent_variants, s.memory_budget_gib);
+  if (jobs.note && s.reporter) s.reporter->note(v.name + ": " + *jobs.note);
+  std::map<std::string, std::string> env = {{"MAX_JOBS", std::to_string(jobs.jobs)}};
+  env["SOURCE_DATE_EPOCH"] = source_date_epoch(s.project);  // reproducible __DATE__/__TIME__
+  if (auto old = foreign_cmake_cache(cmake_dir)) {
+    // The kernel directory was moved or copied: CMake refuses a cache made elsewhere.
+    if (s.reporter) {
+      s.reporter->note(v.name + ": the CMake cache was made in `" + old->string() +
+                       "` (the kernel directory was moved or copied); resetting it");
+    }
+    std::error_code reset_error;
+    fs::remove_all(cmake_dir, reset_error);
+  }
+  fs::path configure_stamp = work / "configure.args";
+  auto previous = util::read_file(configure_stamp);
+  if (!fs::exists(cmake_dir / "CMakeCache.txt") || !previous || *previous != configure_key) {
+    if (s.reporter) s.reporter->stage(v.name, Stage::configure);
+    KB_TRY(configure_project(s, v, configure, cmake_dir, log_path, env));
+    KB_TRY(util::write_file_atomic(configure_stamp, configure_key));
+  }
+  if (header_cache) {
+    ProjectSpecifics specifics{pch_header, s.project, ops_id, ccache ? std::optional<std::string>(ccache->string()) : std::nullopt};
+    TorchInstall torch{t.torch_version, t.include_dirs.empty() ? fs::path() : fs::path(t.include_dirs[0])};
+    auto pch = prepare_torch_pch(cmake_dir, specifics, torch, log_path, [&] {
+      if (s.reporter) s.reporter->note(v.name + ": precompiling the torch headers into the header cache (once per toolchain and flags)");
+    });
+    if (!pch) return std::move(pch).error();
+    if (pch->note && s.reporter) s.reporter->note(v.name + ": " + *pch->note);
+    if (pch->used && ccache) env["CCACHE_SLOPPINESS"] = ccache_sloppiness(configured_ccache_sloppiness(*ccache));
+  }
+  fs::path stats_log = work / "ccache-stats.log";
+  if (s.remote_cache && ccache) {
+    std::error_code ignored;
+    fs::remove(stats_log, ignored);
+    for (const auto& [key, value] : remote_cache_env(*s.remote_cache, s.project, stats_log)) env[key] = value;
+  }
+  if (on_compile) on_compile();
+  if (s.reporter) s.reporter->stage(v.name, Stage::compile);
+  auto run = run_logged(s, v.name, {"ninja", "-C", cmake_dir.string(), "-j", std::to_string(jobs.jobs)}, log_path, env);
+  if (!run) return std::move(run).error();
+  if (!run->success()) return build_failure(v.name, "compilation failed", log_path);
+  if (s.remote_cache && ccache && s.reporter) {
+    auto log = util::read_file(stats_log);
+    s.reporter->note(v.name + ": " + describe(parse_stats_log(log ? *log : std::string())));
+  }
+  if (!fs::exists(out.library)) return build_failure(v.name, "the module " + out.library.string() + " was not built", log_path);
+  // Reproducible modules: the linker's build id also covers names removed after the link.
+  if (auto derived = abi::derive_build_id(out.library); !derived) return std::move(derived).error();
+  return out;
+}
+
+util::Status import_check(const BuildSettings& s, const PlannedVariant& v, const fs::path& staging, const std::string& ops_id,
+                    const fs::path& log_path, EarlyImportCheck* early) {
+  if (s.reporter) s.reporter->stage(v.name, Stage::check);
+  Result<util::ProcessResult> run = Error(ErrorKind::process, "");
+  if (early && early->started()) {
+    run = early->finish(staging, ops_id);
+    if (run) {
+      std::ofstream log(log_path, std::ios::app | std::ios::binary);
+      log << "$ " << v.toolchain->python.string() << " -c <import_check.py> --wait (started with the compile) < "
+          << staging.string() << " " << ops_id << "\n" << run->stdout_text;
+      if (s.stream_logs && s.reporter) s.reporter->log(v.name, run->stdout_text);
+    }
+  } else {
+    run = run_logged(s, v.name, {v.toolchain->python.string(), "-c", build_script("import_check.py"),
+                                 staging.string(), ops_id}, log_path, {{"PYTHONDONTWRITEBYTECODE", "1"}});
+  }
+  if (!run) return std::move(run).error();
+  if (!run->success()) {
+    Error error(ErrorKind::process, "Variant `" + v.name + "` fails to import");
+    auto lines = util::split(std::string(util::trim(run->stdout_text)), '\n');
+    size_t from = lines.size() > 6 ? lines.size() - 6 : 0;
+    for (size_t i = from; i < lines.size(); ++i) error.causes.push_back(lines[i]);
+    error.hints.push_back("kernels that need a GPU at import time can be built with `--no-import-check`");
+    error.hints.push_back("full log: " + log_path.string());
+    return error;
+  }
+  return {};
+}
+
+// build-output.md §9 step 6: check-abi on the staged native files (abi-check.md), with the
+// stable-ABI target for stable-ABI variants and macOS 26.0 for Metal. Python- and Torch-ABI
+// violations fail the variant; manylinux ones only with strict_manylinux (see BuildSettings).
+util::Status abi_check(const BuildSettings& s, const PlannedVariant& v, const fs::path& staging) {
+  abi::CheckOptions options;
+  options.manylinux = target_policy(s, v);
+  if (v.stable_abi) options.torch_stable_abi = std::to_string(v.stable_abi->major()) + "." + std::to_string(v.stable_abi->minor());
+  if (v.backend == Backend::metal) options.macos = "26.0";
+  std::vector<std::string> portability;
+  std::vector<std::string> breaking;
+  for (const auto& file : abi::native_files(staging)) {
+    auto report = abi::check_file(file, options);
+    if (!report) return std::move(report).error();
+    std::string name = file.filename().string();
+    for (const auto& violation : report->violations) {
+      switch (violation.kind) {
+        case abi::ViolationKind::manylinux:
+        case abi::ViolationKind::library:
+        case abi::ViolationKind::run_path:
+          portability.push_back(abi::describe(violation));
+          break;
+        case abi::ViolationKind::macos_missing:
+          breaking.push_back(name + ": no minimum macOS version");
+          break;
+        case abi::ViolationKind::macos_newer:
+          breaking.push_back(name + ": requires macOS " + violation.symbol + ", newer than " + options.macos);
+          break;
+        case abi::ViolationKind::python_newer:
+          breaking.push_back(name + ": " + violation.symbol + " is in Python's stable ABI only from " + violation.detail);
+          break;
+        case abi::ViolationKind::python_not_abi3:
+          breaking.push_back(name + ": " + violation.symbol + " is not in Python's stable ABI (abi3)");
+          break;
+        case abi::ViolationKind::torch_unstable:
+          breaking.push_back(name + ": not in Torch's stable ABI " + *options.torch_stable_abi + ": " + violation.symbol +
+                             (violation.detail.empty() ? "" : " (from torch " + violation.detail + ")"));
+          break;
+      }
+    }
+  }
+  auto with_details = [&](Error error, const std::vector<std::string>& lines) {
+    for (size_t i = 0; i < lines.size() && i < 8; ++i) error.causes.push_back(lines[i]);
+    if (lines.size() > 8) error.causes.push_back("... and " + std::to_string(lines.size() - 8) + " more");
+    return std::move(error).with_hint("`kernel-builder check-abi` prints the full report of built variants");
+  };
+  if (!breaking.empty()) return with_details(Error(ErrorKind::config, "Variant `" + v.name + "` fails the ABI check"), breaking);
+  if (portability.empty()) return {};
+  std::string summary = "is not within " + options.manylinux + " (" + util::join(portability, ", ") +
+                        "): it loads here, but not on every " + options.manylinux +
+                        " system; release builds (--bundle) fail on this";
+  if (s.strict_manylinux) {
+    auto error = with_details(Error(ErrorKind::config, "Variant `" + v.name + "` is not " + options.manylinux + "-compatible"),
+                              portability);
+    if (!s.portable) error.hints.push_back("portable linking was turned off (--no-portable)");
+    return std::move(error).with_hint(
+        "symbols that glibc/libstdc++ added after " + options.manylinux +
+        " cannot be used by a release build: avoid them, or choose a newer policy with --manylinux");
+  }
+  if (s.reporter) s.reporter->note(v.name + ": " + summary);
+  return {};
+}
+
+}  // namespace
+
+fs::path output_dir(const BuildSettings& settings) { return settings.project / "build"; }
+
+fs::path work_dir(const BuildSettings& settings, const std::string& variant) {
+  return output_dir(settings) / ".kb" / variant;
+}
+
+Result<VariantResult> build_variant(const BuildSettings& s, const PlannedVariant& v) {
+  const auto& config = *s.config;
+  std::string python_name = config.general.python_name();
+  std::string ops_id = codegen::make_ops_id(python_name, std::string(config::to_string(v.backend)), s.unique_id);
+  fs::path work = work_dir(s, v.name);
+  fs::path out_dir = output_dir(s);
+  fs::path target = out_dir / v.name;
+  fs::path staging = out_dir / (".staging-" + v.name);
+  fs::path log_path = work / "build.log";
+  std::error_code ec;
+  fs::create_directories(work, ec);
+  { std::ofstream truncate(log_path, std::ios::trunc); }
+  if (s.reporter) s.reporter->stage(v.name, Stage::generate);
+
+  auto meta = base_metadata(s, v.backend, ops_id);
+  if (!meta) return std::move(meta).error();
+  std::string stamp_input = "kb-variant-stamp 1\n" + v.name + "\n" + ops_id + "\n" + metadata::render_metadata(*meta) +
+                            "\n" + input_fingerprint(s.project) + "\n" + (s.skip_checks ? "skip" : "check") +
+                            (s.import_check ? "import" : "noimport") + "\n";
+  if (v.toolchain) stamp_input += v.toolchain->python.string() + "\n" + v.toolchain->torch_version + "\n";
+  if (v.flavour == Flavour::tvm_ffi) stamp_input += "tvm-ffi " + v.toolchain->tvm_ffi_version.value_or("") + "\n";
+
+  fs::path stamp_file = work / "stamp";
+  auto up_to_date = [&](const std::string& input) {
+    auto previous = util::read_file(stamp_file);
+    return previous && *previous == util::sha256_hex(input) && fs::exists(target / "metadata.json");
+  };
+  // The import check of a torch variant imports torch while the variant compiles (a TVM-FFI
+  // variant's package does not import torch, so its check must not either).
+  std::optional<EarlyImportCheck> early_check;
+  auto start_early_check = [&] {
+    if (!s.skip_checks && s.import_check && v.toolchain && v.flavour == Flavour::torch_arch) {
+      early_check.emplace(v.toolchain->python);
+    }
+  };
+  std::optional<ArchOutput> arch;
+  if (v.flavour != Flavour::noarch) {
+    auto compiled = compile_arch(s, v, ops_id, work, log_path, stamp_input, up_to_date, start_early_check);
+    if (!compiled) return std::move(compiled).error();
+    arch = std::move(*compiled);
+  }
+  std::string stamp = util::sha256_hex(stamp_input);
+  if ((arch && arch->up_to_date) || (!arch && up_to_date(stamp_input))) {
+    if (s.reporter) s.reporter->stage(v.name, Stage::up_to_date);
+    return VariantResult::up_to_date;
+  }
+
+  if (s.reporter) s.reporter->stage(v.name, Stage::stage);
+  fs::remove_all(staging, ec);
+  fs::create_directories(staging, ec);
+  auto fail = [&](Error error) -> Result<VariantResult> {
+    std::error_code ignored;
+    fs::remove_all(staging, ignored);
+    return error;
+  };
+  fs::path package = s.project / extension_dir_name(config) / python_name;
+  if (auto copied = copy_package_files(package, staging, data_extensions(config), v.flavour == Flavour::noarch); !copied) {
+    return fail(std::move(copied).error());
+  }
+  std::string ops_py;
+  if (v.flavour == Flavour::noarch) {
+    ops_py = codegen::render_ops_py_noarch(python_name, s.unique_id);
+    if (auto* noarch = std::get_if<config::TorchNoarchConfig>(&config.framework)) {
+      if (v.backend == Backend::cuda && noarch->cuda_capabilities) meta->archs = *noarch->cuda_capabilities;
+      if (v.backend == Backend::rocm && noarch->rocm_archs) meta->archs = *noarch->rocm_archs;
+    }
+  } else {
+    ops_py = v.flavour == Flavour::tvm_ffi ? codegen::render_ops_py_tvm_ffi(ops_id, arch->library.filename().string())
+                                           : codegen::render_ops_py_torch(ops_id);
+    meta->archs = arch->archs;
+    fs::copy_file(arch->library, staging / arch->library.filename(), fs::copy_options::overwrite_existing, ec);
+    if (ec) return fail(Error(ErrorKind::io, "Cannot copy `" + arch->library.string() + "`").with_cause(ec.message()));
+  }
+  if (auto written = util::write_file_atomic(staging / "_ops.py", ops_py); !written) return fail(std::move(written).error());
+
+  if (!s.skip_checks && s.import_check) {
+    if (v.toolchain) {
+      auto checked = import_check(s, v, staging, ops_id, log_path, early_check ? &*early_check : nullptr);
+      if (!checked) return fail(std::move(checked).error());
+    } else if (s.reporter) {
+      s.reporter->note("skipping the import check of `" + v.name + "`: no interpreter for backend `" +
+                       std::string(config::to_string(v.backend)) + "` is configured");
+    }
+  }
+  if (!s.skip_checks && v.flavour != Flavour::noarch) {
+    if (auto checked = abi_check(s, v, staging); !checked) return fail(std::move(checked).error());
+  }
+  remove_python_caches(staging);
+  auto digest = metadata::compute_digest(staging);
+  if (!digest) return fail(std::move(digest).error());
+  meta->digest = *digest;
+  if (auto written = util::write_file_atomic(staging / "metadata.json", metadata::render_metadata(*meta)); !written) {
+    return fail(std::move(written).error());
+  }
+  make_writable(staging);
+  if (auto replaced = replace_directory(staging, target); !replaced) return fail(std::move(replaced).error());
+  (void)util::write_file_atomic(stamp_file, stamp);
+  if (s.reporter) s.reporter->stage(v.name, Stage::done);
+  return VariantResult::built;
+}
+
+}  // namespace kb::builder

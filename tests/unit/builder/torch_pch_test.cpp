@@ -1,0 +1,154 @@
+// Tests of the torch header cache's pure parts: which sources use it, the compile command of its
+// entry (what is specific to a project is dropped, everything else kept), and ccache settings.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "builder/torch_pch.h"
+#include "codegen/variant_project.h"
+#include "config/reader.h"
+#include "util/fs.h"
+
+using namespace kb::builder;
+namespace fs = std::filesystem;
+
+TEST(first_include, SkipsCommentsPragmaOnceAndOneIncludeGuard) {
+  auto first = first_include("// licence\n/* block\n comment */\n#pragma once\n\n#include <torch/all.h>\n#include <x.h>\n");
+  ASSERT_TRUE(first);
+  EXPECT_EQ(first->name, "torch/all.h");
+  EXPECT_FALSE(first->quoted);
+  auto guarded = first_include("#ifndef MY_H\n#define MY_H\n#include \"ops.h\" // ops\n#endif\n");
+  ASSERT_TRUE(guarded);
+  EXPECT_EQ(guarded->name, "ops.h");
+  EXPECT_TRUE(guarded->quoted);
+  EXPECT_TRUE(first_include("  #  include <ATen/Dispatch.h>\n"));
+}
+
+TEST(first_include, NoneWhenAnythingElseComesFirst) {
+  // A macro defined before the torch include could change what the headers declare.
+  EXPECT_FALSE(first_include("#define TORCH_FOO 1\n#include <torch/all.h>\n"));
+  EXPECT_FALSE(first_include("#ifdef USE_X\n#include <torch/all.h>\n#endif\n"));
+  EXPECT_FALSE(first_include("#ifndef A\n#define A\n#ifndef B\n#define B\n#include <torch/all.h>\n"));
+  EXPECT_FALSE(first_include("int x;\n#include <torch/all.h>\n"));
+  EXPECT_FALSE(first_include("// only a comment\n"));
+  EXPECT_FALSE(first_include("/* unterminated"));
+}
+
+TEST(is_torch_header, TorchAtenC10) {
+  EXPECT_TRUE(is_torch_header("torch/library.h"));
+  EXPECT_TRUE(is_torch_header("ATen/Dispatch.h"));
+  EXPECT_TRUE(is_torch_header("c10/cuda/CUDAGuard.h"));
+  EXPECT_FALSE(is_torch_header("Python.h"));
+  EXPECT_FALSE(is_torch_header("torch_binding.h"));
+  EXPECT_FALSE(is_torch_header("cuda_runtime.h"));
+}
+
+TEST(torch_header_sources, FollowsProjectHeadersOnly) {
+  fs::path project = fs::temp_directory_path() / ("kb-pch-test-" + std::to_string(::getpid()));
+  fs::remove_all(project);
+  fs::create_directories(project / "torch-ext");
+  fs::create_directories(project / "k");
+  ASSERT_TRUE(kb::util::write_file_atomic(project / "torch-ext/binding.cpp", "#include <torch/library.h>\n"));
+  ASSERT_TRUE(kb::util::write_file_atomic(project / "torch-ext/ops.h", "#pragma once\n#include <torch/torch.h>\n"));
+  ASSERT_TRUE(kb::util::write_file_atomic(project / "k/a.cpp", "#include \"../torch-ext/ops.h\"\n"));
+  ASSERT_TRUE(kb::util::write_file_atomic(project / "k/b.cpp", "#include \"ops.h\"\n"));  // via torch-ext/
+  ASSERT_TRUE(kb::util::write_file_atomic(project / "k/plain.cpp", "#include <vector>\n#include <torch/all.h>\n"));
+  ASSERT_TRUE(kb::util::write_file_atomic(project / "k/defines.cpp", "#define N 4\n#include <torch/all.h>\n"));
+  ASSERT_TRUE(kb::util::write_file_atomic(project / "k/kernel.cu", "#include <torch/all.h>\n"));
+  auto found = torch_header_sources(project,
+                                    {"torch-ext/binding.cpp", "torch-ext/ops.h", "k/a.cpp", "k/b.cpp", "k/plain.cpp",
+                                     "k/defines.cpp", "k/kernel.cu", "k/missing.cpp"},
+                                    {".", "torch-ext"});
+  EXPECT_EQ(found, (std::vector<std::string>{"torch-ext/binding.cpp", "k/a.cpp", "k/b.cpp"}));
+  fs::remove_all(project);
+}
+
+TEST(split_command, QuotesAndEscapes) {
+  auto words = split_command(R"(/usr/bin/c++ -DA="x y" -I'/a b' -DB=\"q\" plain)");
+  ASSERT_TRUE(words);
+  EXPECT_EQ(*words, (std::vector<std::string>{"/usr/bin/c++", "-DA=x y", "-I/a b", "-DB=\"q\"", "plain"}));
+  EXPECT_FALSE(split_command("c++ \"open"));
+}
+
+TEST(pch_compile_args, DropsWhatIsSpecificToAProject) {
+  std::vector<std::string> tu = {"/usr/bin/ccache", "/usr/bin/c++", "-DCPU_KERNEL", "-DTORCH_EXTENSION_NAME=_relu_cpu_1",
+                                 "-D_relu_cpu_1_EXPORTS", "-I/p/gen", "-I/p", "-isystem", "/t/include", "-O3", "-fPIC",
+                                 "-ffile-prefix-map=/p=.", "-ffile-prefix-map=/opt=/o", "-std=c++17", "-include",
+                                 "/p/build/torch-pch/torch_pch.h", "-include", "/p/other.h", "-Winvalid-pch",
+                                 "-fpch-preprocess", "-MD", "-MT", "x.o", "-MF", "x.o.d", "-o", "x.o", "-c", "/p/a.cpp"};
+  ProjectSpecifics specifics{"/p/build/torch-pch/torch_pch.h", "/p", "_relu_cpu_1", "/usr/bin/ccache"};
+  auto args = pch_compile_args(tu, specifics);
+  ASSERT_TRUE(args) << args.error().message;
+  EXPECT_EQ(*args, (std::vector<std::string>{"/usr/bin/c++", "-DCPU_KERNEL", "-isystem", "/t/include", "-O3", "-fPIC",
+                                             "-ffile-prefix-map=/opt=/o", "-std=c++17", "-include", "/p/other.h"}));
+  // Two projects with the same flags share one entry.
+  std::vector<std::string> other = tu;
+  for (auto& arg : other) {
+    if (arg == "-DTORCH_EXTENSION_NAME=_relu_cpu_1") arg = "-DTORCH_EXTENSION_NAME=_gelu_cpu_2";
+    if (arg == "-D_relu_cpu_1_EXPORTS") arg = "-D_gelu_cpu_2_EXPORTS";
+  }
+  EXPECT_EQ(*pch_compile_args(other, {"/p/build/torch-pch/torch_pch.h", "/p", "_gelu_cpu_2", "/usr/bin/ccache"}), *args);
+  EXPECT_FALSE(pch_compile_args({"/usr/bin/c++", "-shared", "-o", "x.so"}, specifics));
+}
+
+TEST(ccache_sloppiness, AddsPchSettingsOnce) {
+  EXPECT_EQ(ccache_sloppiness(""), "pch_defines,time_macros");
+  EXPECT_EQ(ccache_sloppiness("include_file_mtime, time_macros"), "include_file_mtime,time_macros,pch_defines");
+}
+
+TEST(header_cache_dir, UnderXdgCacheHome) {
+  ::setenv("XDG_CACHE_HOME", "/x/cache", 1);
+  EXPECT_EQ(header_cache_dir(), fs::path("/x/cache/kernel-builder/torch-pch"));
+}
+
+namespace {
+kb::config::BuildConfig parse_config(const std::string& text) {
+  auto outcome = kb::config::parse_build_toml(text, "build.toml");
+  EXPECT_TRUE(outcome.parsed);
+  return outcome.parsed->config;
+}
+
+const char* two_units = R"([general]
+name = "addone"
+version = 1
+edition = 5
+license = "Apache-2.0"
+backends = ["cpu"]
+
+[torch]
+src = ["torch-ext/torch_binding.cpp"]
+
+[kernel.plain]
+backend = "cpu"
+depends = ["torch"]
+src = ["plain/plain.cpp"]
+
+[kernel.flagged]
+backend = "cpu"
+depends = ["torch"]
+src = ["flagged/flagged.cpp"]
+cxx-flags = ["-O1"]
+)";
+}  // namespace
+
+TEST(variant_project, ForceIncludesTheHeaderCacheOnlyWithoutPerSourceOptions) {
+  auto config = parse_config(two_units);
+  kb::codegen::VariantProjectInput input;
+  input.config = &config;
+  input.ops_id = "_addone_cpu_abc";
+  input.torch = {2, 11};
+  auto without = kb::codegen::render_sources(input);
+  ASSERT_TRUE(without);
+  EXPECT_EQ(without->find("KB_TORCH_PCH"), std::string::npos);
+  input.torch_header_sources = {"torch-ext/torch_binding.cpp", "plain/plain.cpp", "flagged/flagged.cpp"};
+  auto with = kb::codegen::render_sources(input);
+  ASSERT_TRUE(with);
+  auto block = with->substr(with->find("if(KB_TORCH_PCH AND CMAKE_CXX_COMPILER_ID STREQUAL \"GNU\")"));
+  EXPECT_NE(block.find("\"${KB_PROJECT_DIR}/torch-ext/torch_binding.cpp\""), std::string::npos);
+  EXPECT_NE(block.find("\"${KB_PROJECT_DIR}/plain/plain.cpp\""), std::string::npos);
+  // A precompiled header must be built with its users' options: flagged sources keep parsing.
+  EXPECT_EQ(block.find("flagged.cpp"), std::string::npos);
+  EXPECT_NE(block.find("COMPILE_OPTIONS -include \"${KB_TORCH_PCH}\" -Winvalid-pch -fpch-preprocess"), std::string::npos);
+}
