@@ -650,7 +650,9 @@ Result<VariantResult> build_variant(const BuildSettings& s, const PlannedVariant
     if (ec) return fail(Error(ErrorKind::io, "Cannot copy `" + arch->library.string() + "`").with_cause(ec.message()));
   }
   if (!ops_py) return fail(std::move(ops_py).error());
-  if (auto written = util::write_file_atomic(staging / "_ops.py", *ops_py); !written) return fail(std::move(written).error());
+  if (auto written = util::write_file_atomic(staging / "_ops.py", *ops_py); !written) {
+    return fail(std::move(written).error());
+  }
 
   if (!s.skip_checks && s.import_check) {
     if (v.toolchain) {

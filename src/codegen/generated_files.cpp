@@ -27,9 +27,9 @@ util::Status write_generated_files(const fs::path& root, const GeneratedFiles& f
   if (!overwrite) {
     auto existing = existing_files(root, files);
     if (!existing.empty()) {
-      return util::Error(util::ErrorKind::io, "File(s) already exists in target directory: " +
-                                                  util::join(existing, ", ") + "\nUse `" +
-                                                  std::string(overwrite_flag) + "` to overwrite.");
+      return util::Error(util::ErrorKind::io,
+                         "File(s) already exists in target directory: " + util::join(existing, ", ") + "\nUse `" +
+                             std::string(overwrite_flag) + "` to overwrite.");
     }
   }
   for (const auto& [path, content] : files) {
@@ -52,8 +52,8 @@ util::Result<std::string> render_project_template(std::string_view path, const t
     auto rendered = templating::render_template(file.content, context, "templates/project/" + std::string(path),
                                                 templating::Undefined::strict);
     if (!rendered) {
-      return util::Error(util::ErrorKind::generic, "internal error: cannot render the template `templates/project/" +
-                                                       std::string(path) + "`")
+      return util::Error(util::ErrorKind::generic,
+                         "internal error: cannot render the template `templates/project/" + std::string(path) + "`")
           .with_cause(rendered.error().message);
     }
     return rendered;

@@ -183,18 +183,20 @@ util::Result<GeneratedFiles> generate_tvm_ffi_project(const PyprojectInput& inpu
   if (!blocks) return std::move(blocks).error();
   std::string includes;
   for (const auto& inc : tvm.include.value_or(std::vector<std::string>{})) includes += " \"${KB_PROJECT_DIR}/" + inc + "\"";
-  KB_TRY(add_project_template(files, "CMakeLists.txt", "pyproject/CMakeLists_tvm_ffi.txt.in",
-                              templating::string_context({{"name", config.general.name},
-                                                          {"python_name", python_name},
-                                                          {"project_dir", input.project_dir},
-                                                          {"unique_id", input.unique_id},
-                                                          {"includes", includes},
-                                                          {"backend_blocks", *blocks},
-                                                          {"data_extensions", util::join(data_extensions(config), ";")}})));
+  KB_TRY(add_project_template(
+      files, "CMakeLists.txt", "pyproject/CMakeLists_tvm_ffi.txt.in",
+      templating::string_context({{"name", config.general.name},
+                                  {"python_name", python_name},
+                                  {"project_dir", input.project_dir},
+                                  {"unique_id", input.unique_id},
+                                  {"includes", includes},
+                                  {"backend_blocks", *blocks},
+                                  {"data_extensions", util::join(data_extensions(config), ";")}})));
   KB_TRY(add_project_template(files, "cmake/kernel_utils.cmake", "pyproject/cmake/kernel_utils.cmake"));
   // The project's CMake fills this one in (configure_file with @ONLY), once it knows the ops id.
-  KB_TRY(add_project_template(files, "cmake/_ops.py.in", "ops_tvm_ffi.py.in",
-                              templating::string_context({{"ops_id", "@OPS_ID@"}, {"library_name", "@LIBRARY_NAME@"}})));
+  KB_TRY(
+      add_project_template(files, "cmake/_ops.py.in", "ops_tvm_ffi.py.in",
+                           templating::string_context({{"ops_id", "@OPS_ID@"}, {"library_name", "@LIBRARY_NAME@"}})));
   return add_setup_files(config, tvm_ffi_pip_name(), "TVM-FFI library", "tvm-ffi-ext", std::move(files));
 }
 
@@ -213,14 +215,15 @@ util::Result<GeneratedFiles> generate_torch_project(const PyprojectInput& input,
   }
   auto blocks = backend_blocks(input);
   if (!blocks) return std::move(blocks).error();
-  KB_TRY(add_project_template(files, "CMakeLists.txt", "pyproject/CMakeLists.txt.in",
-                              templating::string_context({{"name", config.general.name},
-                                                          {"python_name", python_name},
-                                                          {"project_dir", input.project_dir},
-                                                          {"unique_id", input.unique_id},
-                                                          {"torch_bounds", bounds},
-                                                          {"backend_blocks", *blocks},
-                                                          {"data_extensions", util::join(data_extensions(config), ";")}})));
+  KB_TRY(add_project_template(
+      files, "CMakeLists.txt", "pyproject/CMakeLists.txt.in",
+      templating::string_context({{"name", config.general.name},
+                                  {"python_name", python_name},
+                                  {"project_dir", input.project_dir},
+                                  {"unique_id", input.unique_id},
+                                  {"torch_bounds", bounds},
+                                  {"backend_blocks", *blocks},
+                                  {"data_extensions", util::join(data_extensions(config), ";")}})));
   KB_TRY(add_project_template(files, "cmake/kernel_utils.cmake", "pyproject/cmake/kernel_utils.cmake"));
   KB_TRY(add_project_template(files, "cmake/_ops.py.in", "pyproject/cmake/_ops.py.in"));
   KB_TRY(add_project_template(files, "torch-ext/registration.h", "registration.h"));

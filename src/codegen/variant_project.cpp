@@ -381,17 +381,17 @@ util::Result<GeneratedFiles> generate_variant_project(const VariantProjectInput&
   std::string name_definitions = tvm_ffi ? "  TVM_FFI_EXTENSION_NAME=" + input.ops_id + "\n"
                                          : "  TORCH_EXTENSION_NAME=" + input.ops_id + "\n  Py_LIMITED_API=0x03090000\n";
   auto context = templating::string_context({{"variant", input.variant},
-                                              {"ops_id", input.ops_id},
-                                              {"languages", languages},
-                                              {"cxx_standard", cxx_standard},
-                                              {"suffix", tvm_ffi ? ".so" : ".abi3.so"},
-                                              {"name_definitions", name_definitions},
-                                              {"definitions", definition_lines},
-                                              {"ext_dir", binding.ext_dir},
-                                              {"includes", include_lines},
-                                              {"link_libraries", link},
-                                              {"backend_setup", render_backend_setup(input)},
-                                              {"sources", *sources}});
+                                             {"ops_id", input.ops_id},
+                                             {"languages", languages},
+                                             {"cxx_standard", cxx_standard},
+                                             {"suffix", tvm_ffi ? ".so" : ".abi3.so"},
+                                             {"name_definitions", name_definitions},
+                                             {"definitions", definition_lines},
+                                             {"ext_dir", binding.ext_dir},
+                                             {"includes", include_lines},
+                                             {"link_libraries", link},
+                                             {"backend_setup", render_backend_setup(input)},
+                                             {"sources", *sources}});
   GeneratedFiles files;
   KB_TRY(add_project_template(files, "CMakeLists.txt", "variant/CMakeLists.txt.in", context));
   if (auto units = kernel_units_block(input); !units.empty()) {
@@ -400,7 +400,8 @@ util::Result<GeneratedFiles> generate_variant_project(const VariantProjectInput&
     KB_TRY(add_project_template(files, "kernel_unit_object.cmake", "variant/kernel_unit_object.cmake"));
   }
   if (input.backend == Backend::metal) {
-    auto metal = render_project_template("variant/metal.cmake.in", templating::string_context({{"ops_id", input.ops_id}}));
+    auto metal =
+        render_project_template("variant/metal.cmake.in", templating::string_context({{"ops_id", input.ops_id}}));
     if (!metal) return std::move(metal).error();
     files["CMakeLists.txt"] += *metal;
     KB_TRY(add_project_template(files, "embed_metallib.cmake", "variant/embed_metallib.cmake"));

@@ -19,7 +19,8 @@ std::optional<std::vector<std::string>> python_all_list(std::string_view source)
 // Names of top-level `class X...` definitions, in file order.
 std::vector<std::string> python_top_level_classes(std::string_view source);
 
-util::Result<templating::Context> card_context(const config::BuildConfig& config, const std::filesystem::path& kernel_dir);
+util::Result<templating::Context> card_context(const config::BuildConfig& config,
+                                               const std::filesystem::path& kernel_dir);
 
 // Renders <kernel_dir>/CARD.md with the project's context; undefined names are lenient, as in
 // Jinja, so a card may test names that only some projects have.

@@ -1,9 +1,10 @@
 // Tests of the write step of code generation and of rendering the project templates.
+#include "codegen/generated_files.h"
+
 #include <gtest/gtest.h>
 
 #include <chrono>
 
-#include "codegen/generated_files.h"
 #include "util/fs.h"
 
 using namespace kb::codegen;
@@ -48,9 +49,11 @@ TEST(write_generated_files, LeavesUnchangedFilesAlone) {
 TEST(render_project_template, UndefinedNamesAndMissingTemplatesAreInternalErrors) {
   auto missing_name = render_project_template("ops_torch.py.in");
   ASSERT_FALSE(missing_name);
-  EXPECT_EQ(missing_name.error().message, "internal error: cannot render the template `templates/project/ops_torch.py.in`");
+  EXPECT_EQ(missing_name.error().message,
+            "internal error: cannot render the template `templates/project/ops_torch.py.in`");
   ASSERT_EQ(missing_name.error().causes.size(), 1u);
-  EXPECT_EQ(missing_name.error().causes[0].rfind("templates/project/ops_torch.py.in:", 0), 0u) << missing_name.error().causes[0];
+  EXPECT_EQ(missing_name.error().causes[0].rfind("templates/project/ops_torch.py.in:", 0), 0u)
+      << missing_name.error().causes[0];
   EXPECT_NE(missing_name.error().causes[0].find("undefined variable `ops_id`"), std::string::npos);
   auto missing_file = render_project_template("no/such.in");
   ASSERT_FALSE(missing_file);

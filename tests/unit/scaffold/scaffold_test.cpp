@@ -112,6 +112,15 @@ TEST(RenderScaffold, FilesPerBackend) {
   EXPECT_EQ(cpu.size(), 13u);
 }
 
+// Every template renders in strict mode (an undefined name would be an error) for each backend
+// alone, the shapes the goldens do not cover.
+TEST(RenderScaffold, EveryBackendAloneRenders) {
+  for (Backend backend : scaffold_backends()) {
+    auto files = render_scaffold(options_for({backend}));
+    EXPECT_TRUE(files) << config::to_string(backend) << ": " << files.error().message;
+  }
+}
+
 TEST(RenderScaffold, BuildTomlParsesAndValidates) {
   for (const auto& backends : {scaffold_backends(), std::vector<Backend>{Backend::cuda}, std::vector<Backend>{Backend::metal}}) {
     auto files = render_scaffold(options_for(backends)).value();

@@ -66,7 +66,8 @@ TEST(render_template, strict_undefined_names_are_errors_naming_the_template) {
 TEST(render_template, literal_jinja_syntax_through_raw) {
   Context c = string_context({{"name", "relu"}});
   // A C++ brace-init and a Python f-string with doubled braces, kept by a raw block.
-  EXPECT_EQ(render("{% raw %}int a[1][1] = {{0}};\nf\"{{x}}\"{% endraw %} {{ name }}", c), "int a[1][1] = {{0}};\nf\"{{x}}\" relu");
+  EXPECT_EQ(render("{% raw %}int a[1][1] = {{0}};\nf\"{{x}}\"{% endraw %} {{ name }}", c),
+            "int a[1][1] = {{0}};\nf\"{{x}}\" relu");
   // Single braces (CMake's ${VAR}, Python dicts, C++ blocks) need nothing.
   EXPECT_EQ(render("${KB_DIR} {\"a\": {1}} {{ name }}", c), "${KB_DIR} {\"a\": {1}} relu");
 }
