@@ -7,6 +7,10 @@
 // index access, string/integer literals, `not`/`and`/`or`, `==`/`!=`, filters `length`,
 // `join(sep)`, `lower`, `upper`, `default(v)`, `first`, `last`, `trim`.
 //
+// For template authors: a file that must contain a literal `{{`, `{%` or `{#` (a C++
+// brace-init, a Python f-string with doubled braces, the CARD.md template of the init scaffold)
+// puts that text inside `{% raw %}...{% endraw %}`; single braces need nothing.
+//
 // Why hand-rolled: there is no C++ Jinja implementation packaged in Debian, and generation
 // needs only this subset. The parser is bounded (nesting and expression depth limits, no
 // unbounded loops) so arbitrary input yields output or an error, never a crash.
