@@ -374,7 +374,7 @@ Result<ArchOutput> compile_arch(const BuildSettings& s, const PlannedVariant& v,
   auto files = codegen::generate_variant_project(input);
   if (!files) return std::move(files).error();
   fs::path generated = work / "project";
-  KB_TRY(codegen::write_generated_files(generated, *files, true));
+  KB_TRY(codegen::write_generated_files(generated, *files, /*overwrite=*/true, "--force"));
 
   fs::path cmake_dir = work / "cmake-build";
   std::vector<std::string> configure = {"cmake", "-S", generated.string(), "-B", cmake_dir.string(), "-G", "Ninja",
@@ -635,7 +635,7 @@ Result<VariantResult> build_variant(const BuildSettings& s, const PlannedVariant
   if (auto copied = copy_package_files(package, staging, data_extensions(config), v.flavour == Flavour::noarch); !copied) {
     return fail(std::move(copied).error());
   }
-  std::string ops_py;
+  Result<std::string> ops_py = std::string();
   if (v.flavour == Flavour::noarch) {
     ops_py = codegen::render_ops_py_noarch(python_name, s.unique_id);
     if (auto* noarch = std::get_if<config::TorchNoarchConfig>(&config.framework)) {
@@ -649,7 +649,10 @@ Result<VariantResult> build_variant(const BuildSettings& s, const PlannedVariant
     fs::copy_file(arch->library, staging / arch->library.filename(), fs::copy_options::overwrite_existing, ec);
     if (ec) return fail(Error(ErrorKind::io, "Cannot copy `" + arch->library.string() + "`").with_cause(ec.message()));
   }
-  if (auto written = util::write_file_atomic(staging / "_ops.py", ops_py); !written) return fail(std::move(written).error());
+  if (!ops_py) return fail(std::move(ops_py).error());
+  if (auto written = util::write_file_atomic(staging / "_ops.py", *ops_py); !written) {
+    return fail(std::move(written).error());
+  }
 
   if (!s.skip_checks && s.import_check) {
     if (v.toolchain) {

@@ -1,4 +1,4 @@
-// Writing generated files and template substitution (see generated_files.h).
+// Writing generated files and rendering the project templates (see generated_files.h).
 #include "codegen/generated_files.h"
 
 #include "util/embedded.h"
@@ -15,56 +15,58 @@ namespace fs = std::filesystem;
 
 std::vector<std::string> existing_files(const fs::path& root, const GeneratedFiles& files) {
   std::vector<std::string> out;
-  std::error_code ec;
   for (const auto& [path, content] : files) {
-    if (fs::exists(root / path, ec)) out.push_back(path);
+    std::error_code ec;
+    if (fs::exists(fs::symlink_status(root / path, ec))) out.push_back(path);
   }
   return out;
 }
 
 util::Status write_generated_files(const fs::path& root, const GeneratedFiles& files, bool overwrite,
-                                   const std::string& overwrite_flag) {
+                                   std::string_view overwrite_flag) {
   if (!overwrite) {
     auto existing = existing_files(root, files);
     if (!existing.empty()) {
-      return util::Error(util::ErrorKind::io, "File(s) already exists in target directory: " +
-                                                  util::join(existing, ", ") + "\nUse `" + overwrite_flag +
-                                                  "` to overwrite.");
+      return util::Error(util::ErrorKind::io,
+                         "File(s) already exists in target directory: " + util::join(existing, ", ") + "\nUse `" +
+                             std::string(overwrite_flag) + "` to overwrite.");
     }
   }
   for (const auto& [path, content] : files) {
     fs::path target = root / path;
     if (auto current = util::read_file(target); current && *current == content) continue;
+    std::error_code ec;
+    fs::create_directories(target.parent_path(), ec);
+    if (ec) {
+      return util::Error(util::ErrorKind::io, "Cannot create directory `" + target.parent_path().string() + "`")
+          .with_cause(ec.message());
+    }
     KB_TRY(util::write_file_atomic(target, content));
   }
   return {};
 }
 
-std::string substitute(std::string_view text, const std::map<std::string, std::string>& values) {
-  std::string out;
-  out.reserve(text.size());
-  size_t i = 0;
-  while (i < text.size()) {
-    if (text[i] == '@') {
-      size_t end = text.find('@', i + 1);
-      if (end != std::string_view::npos) {
-        auto it = values.find(std::string(text.substr(i + 1, end - i - 1)));
-        if (it != values.end()) {
-          out += it->second;
-          i = end + 1;
-          continue;
-        }
-      }
+util::Result<std::string> render_project_template(std::string_view path, const templating::Context& context) {
+  for (const auto& file : kb_project_templates::embedded_files()) {
+    if (file.path != path) continue;
+    auto rendered = templating::render_template(file.content, context, "templates/project/" + std::string(path),
+                                                templating::Undefined::strict);
+    if (!rendered) {
+      return util::Error(util::ErrorKind::generic,
+                         "internal error: cannot render the template `templates/project/" + std::string(path) + "`")
+          .with_cause(rendered.error().message);
     }
-    out += text[i++];
+    return rendered;
   }
-  return out;
+  return util::Error(util::ErrorKind::generic,
+                     "internal error: no embedded template `templates/project/" + std::string(path) + "`");
 }
 
-std::string project_template(std::string_view path) {
-  for (const auto& file : kb_project_templates::embedded_files()) {
-    if (file.path == path) return std::string(file.content);
-  }
+util::Status add_project_template(GeneratedFiles& files, const std::string& path, std::string_view template_path,
+                                  const templating::Context& context) {
+  auto rendered = render_project_template(template_path, context);
+  if (!rendered) return std::move(rendered).error();
+  files[path] = std::move(rendered).value();
   return {};
 }
 

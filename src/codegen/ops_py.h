@@ -1,19 +1,22 @@
 // Generated Python glue of a variant (build-output.md §4, §5.1): `_ops.py` in its three
-// flavours and the `registration.h` header of Torch bindings.
+// flavours and the `registration.h` header of Torch bindings. Each renders an embedded template
+// of templates/project/; an error is an internal one (a template that does not render).
 #pragma once
 
 #include <string>
 
+#include "util/result.h"
+
 namespace kb::codegen {
 
 // §4.1: imports the native module `<ops id>` relatively and exposes `torch.ops.<ops id>`.
-std::string render_ops_py_torch(const std::string& ops_id);
+util::Result<std::string> render_ops_py_torch(const std::string& ops_id);
 // §4.2: the namespace `_<python name>_<backend>_<unique id>` with the backend detected at import.
-std::string render_ops_py_noarch(const std::string& python_name, const std::string& unique_id);
+util::Result<std::string> render_ops_py_noarch(const std::string& python_name, const std::string& unique_id);
 // §4.3: loads `<library_name>` (e.g. `<ops id>.so`) next to it through tvm_ffi.
-std::string render_ops_py_tvm_ffi(const std::string& ops_id, const std::string& library_name);
+util::Result<std::string> render_ops_py_tvm_ffi(const std::string& ops_id, const std::string& library_name);
 // §5.1.
-std::string render_registration_h();
+util::Result<std::string> render_registration_h();
 
 // `_<python name>_<backend>_<unique id>` (build-output.md §3).
 std::string make_ops_id(const std::string& python_name, const std::string& backend, const std::string& unique_id);

@@ -153,22 +153,22 @@ util::Result<std::string> backend_blocks(const PyprojectInput& input) {
 util::Result<GeneratedFiles> add_setup_files(const config::BuildConfig& config, const std::string& framework,
                                              const std::string& what, const std::string& ext_dir, GeneratedFiles files) {
   std::string python_name = config.general.python_name();
-  files["setup.py"] = substitute(project_template("pyproject/setup.py.in"),
-                                 {{"PYTHON_NAME", python_name},
-                                  {"WHAT", what},
-                                  {"FRAMEWORK_PACKAGE", framework},
-                                  {"EXT_DIR", ext_dir},
-                                  {"PACKAGE_DATA", quoted_list(package_globs(config))}});
+  KB_TRY(add_project_template(files, "setup.py", "pyproject/setup.py.in",
+                              templating::string_context({{"python_name", python_name},
+                                                          {"what", what},
+                                                          {"framework_package", framework},
+                                                          {"ext_dir", ext_dir},
+                                                          {"package_data", quoted_list(package_globs(config))}})));
   auto general = general_pip_names(config);
   if (!general) return std::move(general).error();
   std::vector<std::string> requires_list = {"cmake>=3.26", "ninja", "packaging", "setuptools>=61", framework, "wheel"};
   requires_list.insert(requires_list.end(), general->begin(), general->end());
   auto optional = optional_dependencies(config);
   if (!optional) return std::move(optional).error();
-  files["pyproject.toml"] = substitute(project_template("pyproject/pyproject.toml.in"),
-                                       {{"PYTHON_NAME", python_name},
-                                        {"BUILD_REQUIRES", quoted_list(requires_list)},
-                                        {"OPTIONAL_DEPENDENCIES", *optional}});
+  KB_TRY(add_project_template(files, "pyproject.toml", "pyproject/pyproject.toml.in",
+                              templating::string_context({{"python_name", python_name},
+                                                          {"build_requires", quoted_list(requires_list)},
+                                                          {"optional_dependencies", *optional}})));
   return files;
 }
 
@@ -183,16 +183,20 @@ util::Result<GeneratedFiles> generate_tvm_ffi_project(const PyprojectInput& inpu
   if (!blocks) return std::move(blocks).error();
   std::string includes;
   for (const auto& inc : tvm.include.value_or(std::vector<std::string>{})) includes += " \"${KB_PROJECT_DIR}/" + inc + "\"";
-  files["CMakeLists.txt"] = substitute(project_template("pyproject/CMakeLists_tvm_ffi.txt.in"),
-                                       {{"NAME", config.general.name},
-                                        {"PYTHON_NAME", python_name},
-                                        {"PROJECT_DIR", input.project_dir},
-                                        {"UNIQUE_ID", input.unique_id},
-                                        {"INCLUDES", includes},
-                                        {"BACKEND_BLOCKS", *blocks},
-                                        {"DATA_EXTENSIONS", util::join(data_extensions(config), ";")}});
-  files["cmake/kernel_utils.cmake"] = project_template("pyproject/cmake/kernel_utils.cmake");
-  files["cmake/_ops.py.in"] = project_template("ops_tvm_ffi.py.in");
+  KB_TRY(add_project_template(
+      files, "CMakeLists.txt", "pyproject/CMakeLists_tvm_ffi.txt.in",
+      templating::string_context({{"name", config.general.name},
+                                  {"python_name", python_name},
+                                  {"project_dir", input.project_dir},
+                                  {"unique_id", input.unique_id},
+                                  {"includes", includes},
+                                  {"backend_blocks", *blocks},
+                                  {"data_extensions", util::join(data_extensions(config), ";")}})));
+  KB_TRY(add_project_template(files, "cmake/kernel_utils.cmake", "pyproject/cmake/kernel_utils.cmake"));
+  // The project's CMake fills this one in (configure_file with @ONLY), once it knows the ops id.
+  KB_TRY(
+      add_project_template(files, "cmake/_ops.py.in", "ops_tvm_ffi.py.in",
+                           templating::string_context({{"ops_id", "@OPS_ID@"}, {"library_name", "@LIBRARY_NAME@"}})));
   return add_setup_files(config, tvm_ffi_pip_name(), "TVM-FFI library", "tvm-ffi-ext", std::move(files));
 }
 
@@ -211,43 +215,46 @@ util::Result<GeneratedFiles> generate_torch_project(const PyprojectInput& input,
   }
   auto blocks = backend_blocks(input);
   if (!blocks) return std::move(blocks).error();
-  files["CMakeLists.txt"] = substitute(project_template("pyproject/CMakeLists.txt.in"),
-                                       {{"NAME", config.general.name},
-                                        {"PYTHON_NAME", python_name},
-                                        {"PROJECT_DIR", input.project_dir},
-                                        {"UNIQUE_ID", input.unique_id},
-                                        {"TORCH_BOUNDS", bounds},
-                                        {"BACKEND_BLOCKS", *blocks},
-                                        {"DATA_EXTENSIONS", util::join(data_extensions(config), ";")}});
-  files["cmake/kernel_utils.cmake"] = project_template("pyproject/cmake/kernel_utils.cmake");
-  files["cmake/_ops.py.in"] = project_template("pyproject/cmake/_ops.py.in");
-  files["torch-ext/registration.h"] = render_registration_h();
+  KB_TRY(add_project_template(
+      files, "CMakeLists.txt", "pyproject/CMakeLists.txt.in",
+      templating::string_context({{"name", config.general.name},
+                                  {"python_name", python_name},
+                                  {"project_dir", input.project_dir},
+                                  {"unique_id", input.unique_id},
+                                  {"torch_bounds", bounds},
+                                  {"backend_blocks", *blocks},
+                                  {"data_extensions", util::join(data_extensions(config), ";")}})));
+  KB_TRY(add_project_template(files, "cmake/kernel_utils.cmake", "pyproject/cmake/kernel_utils.cmake"));
+  KB_TRY(add_project_template(files, "cmake/_ops.py.in", "pyproject/cmake/_ops.py.in"));
+  KB_TRY(add_project_template(files, "torch-ext/registration.h", "registration.h"));
   return add_setup_files(config, "torch", "Torch extension", "torch-ext", std::move(files));
 }
 
 util::Result<GeneratedFiles> generate_noarch_project(const PyprojectInput& input, GeneratedFiles files) {
   const auto& config = *input.config;
   std::string python_name = config.general.python_name();
-  files["torch-ext/" + python_name + "/_ops.py"] = render_ops_py_noarch(python_name, input.unique_id);
+  auto ops_py = render_ops_py_noarch(python_name, input.unique_id);
+  if (!ops_py) return std::move(ops_py).error();
+  files["torch-ext/" + python_name + "/_ops.py"] = std::move(ops_py).value();
   std::vector<std::string> backends;
   for (Backend backend : config.general.backends) backends.push_back(std::string(config::to_string(backend)));
-  files["setup.py"] = substitute(project_template("pyproject/setup_noarch.py.in"),
-                                 {{"NAME", config.general.name},
-                                  {"PYTHON_NAME", python_name},
-                                  {"BACKENDS", quoted_list(backends)},
-                                  {"PACKAGE_DATA", quoted_list(package_globs(config))}});
+  KB_TRY(add_project_template(files, "setup.py", "pyproject/setup_noarch.py.in",
+                              templating::string_context({{"name", config.general.name},
+                                                          {"python_name", python_name},
+                                                          {"backends", quoted_list(backends)},
+                                                          {"package_data", quoted_list(package_globs(config))}})));
   auto general = general_pip_names(config);
   if (!general) return std::move(general).error();
   std::vector<std::string> dependencies = {"torch>=2.8"};
   dependencies.insert(dependencies.end(), general->begin(), general->end());
   auto optional = optional_dependencies(config);
   if (!optional) return std::move(optional).error();
-  files["pyproject.toml"] = substitute(project_template("pyproject/pyproject_noarch.toml.in"),
-                                       {{"NAME", config.general.name},
-                                        {"PYTHON_NAME", python_name},
-                                        {"DEPENDENCIES", quoted_list(dependencies)},
-                                        {"OPTIONAL_DEPENDENCIES", *optional},
-                                        {"PACKAGE_DATA", quoted_list(package_globs(config))}});
+  KB_TRY(add_project_template(files, "pyproject.toml", "pyproject/pyproject_noarch.toml.in",
+                              templating::string_context({{"name", config.general.name},
+                                                          {"python_name", python_name},
+                                                          {"dependencies", quoted_list(dependencies)},
+                                                          {"optional_dependencies", *optional},
+                                                          {"package_data", quoted_list(package_globs(config))}})));
   return files;
 }
 

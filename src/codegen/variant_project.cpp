@@ -380,30 +380,33 @@ util::Result<GeneratedFiles> generate_variant_project(const VariantProjectInput&
   std::string cxx_standard = !tvm_ffi && input.torch >= variant::MajorMinor{2, 12} ? "20" : "17";
   std::string name_definitions = tvm_ffi ? "  TVM_FFI_EXTENSION_NAME=" + input.ops_id + "\n"
                                          : "  TORCH_EXTENSION_NAME=" + input.ops_id + "\n  Py_LIMITED_API=0x03090000\n";
+  auto context = templating::string_context({{"variant", input.variant},
+                                             {"ops_id", input.ops_id},
+                                             {"languages", languages},
+                                             {"cxx_standard", cxx_standard},
+                                             {"suffix", tvm_ffi ? ".so" : ".abi3.so"},
+                                             {"name_definitions", name_definitions},
+                                             {"definitions", definition_lines},
+                                             {"ext_dir", binding.ext_dir},
+                                             {"includes", include_lines},
+                                             {"link_libraries", link},
+                                             {"backend_setup", render_backend_setup(input)},
+                                             {"sources", *sources}});
   GeneratedFiles files;
-  files["CMakeLists.txt"] = substitute(project_template("variant/CMakeLists.txt.in"),
-                                       {{"VARIANT", input.variant},
-                                        {"OPS_ID", input.ops_id},
-                                        {"LANGUAGES", languages},
-                                        {"CXX_STANDARD", cxx_standard},
-                                        {"SUFFIX", tvm_ffi ? ".so" : ".abi3.so"},
-                                        {"NAME_DEFINITIONS", name_definitions},
-                                        {"DEFINITIONS", definition_lines},
-                                        {"EXT_DIR", binding.ext_dir},
-                                        {"INCLUDES", include_lines},
-                                        {"LINK_LIBRARIES", link},
-                                        {"BACKEND_SETUP", render_backend_setup(input)},
-                                        {"SOURCES", *sources}});
+  KB_TRY(add_project_template(files, "CMakeLists.txt", "variant/CMakeLists.txt.in", context));
   if (auto units = kernel_units_block(input); !units.empty()) {
     files["CMakeLists.txt"] += units;
-    files["kernel_units.cmake"] = project_template("variant/kernel_units.cmake");
-    files["kernel_unit_object.cmake"] = project_template("variant/kernel_unit_object.cmake");
+    KB_TRY(add_project_template(files, "kernel_units.cmake", "variant/kernel_units.cmake"));
+    KB_TRY(add_project_template(files, "kernel_unit_object.cmake", "variant/kernel_unit_object.cmake"));
   }
   if (input.backend == Backend::metal) {
-    files["CMakeLists.txt"] += substitute(project_template("variant/metal.cmake.in"), {{"OPS_ID", input.ops_id}});
-    files["embed_metallib.cmake"] = project_template("variant/embed_metallib.cmake");
+    auto metal =
+        render_project_template("variant/metal.cmake.in", templating::string_context({{"ops_id", input.ops_id}}));
+    if (!metal) return std::move(metal).error();
+    files["CMakeLists.txt"] += *metal;
+    KB_TRY(add_project_template(files, "embed_metallib.cmake", "variant/embed_metallib.cmake"));
   }
-  if (!tvm_ffi) files["registration.h"] = render_registration_h();
+  if (!tvm_ffi) KB_TRY(add_project_template(files, "registration.h", "registration.h"));
   return files;
 }
 

@@ -22,9 +22,9 @@ def main():
     # Without a GPU, ask for the CPU variant: a GPU variant built here would be chosen by default.
     kernel = get_local_kernel(Path(__file__).resolve().parent / "build", backend="cpu" if device == "cpu" else None)
     x = torch.randn(16, device=device)
-    result = kernel.{{python_name}}(x)
+    result = kernel.{{ python_name }}(x)
     torch.testing.assert_close(result, x + 1)
-    print("{{repo_id}}: {{python_name}}(x) == x + 1")
+    print("{{ repo_id }}: {{ python_name }}(x) == x + 1")
 
 
 if __name__ == "__main__":

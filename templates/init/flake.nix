@@ -1,5 +1,5 @@
 {
-  description = "Flake for the {{name}} kernel";
+  description = "Flake for the {{ name }} kernel";
 
   inputs = {
     kernel-builder.url = "github:huggingface/kernels";

@@ -11,6 +11,8 @@
 namespace kb::codegen::card {
 
 namespace fs = std::filesystem;
+using templating::Context;
+using templating::Value;
 
 std::optional<std::vector<std::string>> python_all_list(std::string_view source) {
   size_t at = 0;
@@ -116,7 +118,7 @@ util::Result<std::string> fill_card(const config::BuildConfig& config, const fs:
   if (!source) return std::move(source).error();
   auto context = card_context(config, kernel_dir);
   if (!context) return std::move(context).error();
-  return render_template(*source, *context, template_path.string());
+  return templating::render_template(*source, *context, template_path.string(), templating::Undefined::lenient);
 }
 
 }  // namespace kb::codegen::card

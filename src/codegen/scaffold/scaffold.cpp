@@ -3,7 +3,8 @@
 
 #include <algorithm>
 
-#include "codegen/scaffold/template_renderer.h"
+#include "codegen/templating/template.h"
+#include "codegen/templating/template_path.h"
 #include "util/embedded.h"
 #include "util/strings.h"
 #include "variant/rocm_archs.h"
@@ -15,6 +16,7 @@ const std::vector<kb::util::EmbeddedFile>& embedded_files();
 namespace kb::scaffold {
 
 using config::Backend;
+namespace templating = codegen::templating;
 
 namespace {
 
@@ -63,14 +65,12 @@ std::string quoted_list(const std::vector<std::string>& items) {
   return util::join(quoted, ", ");
 }
 
-TemplateContext make_context(const ScaffoldOptions& options) {
-  TemplateContext context;
+// Strings, and one flag per scaffoldable backend (`{% if cuda %}`), set when it is selected;
+// every flag is defined so that a misspelt one is an error in strict mode.
+templating::Context make_context(const ScaffoldOptions& options) {
   std::vector<std::string> backend_names;
-  for (Backend b : options.backends) {
-    backend_names.emplace_back(config::to_string(b));
-    context.flags.insert(std::string(config::to_string(b)));
-  }
-  context.values = {
+  for (Backend b : options.backends) backend_names.emplace_back(config::to_string(b));
+  templating::Context context = templating::string_context({
       {"name", options.identity.display_name},
       {"python_name", options.identity.python_name},
       {"class_name", options.identity.class_name},
@@ -78,7 +78,10 @@ TemplateContext make_context(const ScaffoldOptions& options) {
       {"license", options.license},
       {"backends", quoted_list(backend_names)},
       {"rocm_archs", quoted_list(variant::supported_rocm_archs())},
-  };
+  });
+  for (Backend b : scaffold_backends()) {
+    context[std::string(config::to_string(b))] = templating::Value::of(selected(options.backends, b));
+  }
   return context;
 }
 
@@ -116,17 +119,20 @@ util::Result<std::vector<Backend>> parse_scaffold_backends(const std::vector<std
   return out;
 }
 
-util::Result<std::vector<GeneratedFile>> render_scaffold(const ScaffoldOptions& options) {
-  TemplateContext context = make_context(options);
+util::Result<codegen::GeneratedFiles> render_scaffold(const ScaffoldOptions& options) {
+  templating::Context context = make_context(options);
   const std::map<std::string, std::string> path_values = {{"n", options.identity.python_name}};
-  std::vector<GeneratedFile> files;
+  codegen::GeneratedFiles files;
   for (const auto& file : templates::embedded_files()) {
     if (!wanted(file.path, options.backends)) continue;
-    auto content = render_template(file.path, file.content, context);
-    if (!content) return std::move(content).error();
-    files.push_back({render_path(output_path(file.path), path_values), std::move(content).value()});
+    std::string name = "templates/init/" + std::string(file.path);
+    auto content = templating::render_template(file.content, context, name, templating::Undefined::strict);
+    if (!content) {
+      return util::Error(util::ErrorKind::generic, "internal error: cannot render the template `" + name + "`")
+          .with_cause(content.error().message);
+    }
+    files[templating::render_path(output_path(file.path), path_values)] = std::move(content).value();
   }
-  std::sort(files.begin(), files.end(), [](const GeneratedFile& a, const GeneratedFile& b) { return a.path < b.path; });
   return files;
 }
 

@@ -1,21 +1,18 @@
 // `kernel-builder init` project generation (build-output.md §11): renders every file of a new
-// kernel project in memory from the embedded templates/init/ files. Writing is a separate step
-// (scaffold_writer.h) so that collisions are checked before anything touches the disk.
+// kernel project in memory from the embedded templates/init/ files with the template engine
+// (codegen/templating/). Writing is a separate step (codegen::write_generated_files) so that
+// collisions are checked before anything touches the disk.
 #pragma once
 
 #include <string>
 #include <vector>
 
+#include "codegen/generated_files.h"
 #include "codegen/scaffold/kernel_identity.h"
 #include "config/backend.h"
 #include "util/result.h"
 
 namespace kb::scaffold {
-
-struct GeneratedFile {
-  std::string path;  // relative, '/' separated
-  std::string content;
-};
 
 struct ScaffoldOptions {
   KernelIdentity identity;
@@ -31,7 +28,8 @@ const std::vector<config::Backend>& scaffold_backends();
 // duplicates; empty input gives the platform default (metal on macOS, cuda elsewhere).
 util::Result<std::vector<config::Backend>> parse_scaffold_backends(const std::vector<std::string>& values);
 
-// Every file of the project, sorted by path.
-util::Result<std::vector<GeneratedFile>> render_scaffold(const ScaffoldOptions& options);
+// Every file of the project. A template that does not render (a name no context defines, a
+// syntax error) is an internal error naming it.
+util::Result<codegen::GeneratedFiles> render_scaffold(const ScaffoldOptions& options);
 
 }  // namespace kb::scaffold

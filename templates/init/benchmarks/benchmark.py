@@ -3,7 +3,7 @@ import torch
 from kernels.benchmark import Benchmark
 
 
-class {{class_name}}Benchmark(Benchmark):
+class {{ class_name }}Benchmark(Benchmark):
     seed: int = 42
 
     def setup(self):
@@ -11,7 +11,7 @@ class {{class_name}}Benchmark(Benchmark):
         self.out = torch.empty_like(self.input)
 
     def benchmark_base(self):
-        self.kernel.{{python_name}}(self.input, self.out)
+        self.kernel.{{ python_name }}(self.input, self.out)
 
     def verify_base(self) -> torch.Tensor:
         return self.input + 1

@@ -17,7 +17,7 @@ DEVICE = pick_device()
 
 try:
     # Importable when the package is installed or on the path (e.g. upstream's test shells).
-    import {{python_name}} as kernel
+    import {{ python_name }} as kernel
 except ImportError:
     # Otherwise load the variant for DEVICE from the local build/ directory: without a GPU, the
     # CPU variant, even where a GPU variant was built too (it would be chosen by default).
@@ -27,14 +27,14 @@ except ImportError:
                               backend="cpu" if DEVICE == "cpu" else None)
 
 
-def test_{{python_name}}():
+def test_{{ python_name }}():
     x = torch.randn(1024, 1024, dtype=torch.float32, device=DEVICE)
-    torch.testing.assert_close(kernel.{{python_name}}(x), x + 1)
+    torch.testing.assert_close(kernel.{{ python_name }}(x), x + 1)
 
 
-def test_{{python_name}}_out():
+def test_{{ python_name }}_out():
     x = torch.randn(257, dtype=torch.float32, device=DEVICE)
     out = torch.empty_like(x)
-    result = kernel.{{python_name}}(x, out=out)
+    result = kernel.{{ python_name }}(x, out=out)
     assert result is out
     torch.testing.assert_close(out, x + 1)

@@ -5,7 +5,7 @@
 #include "torch_binding.h"
 
 template <typename scalar_t>
-__global__ void {{python_name}}_kernel(scalar_t *__restrict__ out, scalar_t const *__restrict__ input,
+__global__ void {{ python_name }}_kernel(scalar_t *__restrict__ out, scalar_t const *__restrict__ input,
                                        int64_t n) {
   // Grid-stride loop, so any grid size covers any tensor size.
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n;
@@ -14,7 +14,7 @@ __global__ void {{python_name}}_kernel(scalar_t *__restrict__ out, scalar_t cons
   }
 }
 
-void {{python_name}}(torch::Tensor &out, torch::Tensor const &input) {
+void {{ python_name }}(torch::Tensor &out, torch::Tensor const &input) {
   TORCH_CHECK(input.device().is_cuda(), "input must be a CUDA tensor");
   TORCH_CHECK(out.device() == input.device(), "out and input must be on the same device");
   TORCH_CHECK(out.sizes() == input.sizes(), "out and input must have the same shape");
@@ -30,8 +30,8 @@ void {{python_name}}(torch::Tensor &out, torch::Tensor const &input) {
   const int blocks = static_cast<int>(std::min<int64_t>(wanted_blocks, 65535));
 
   AT_DISPATCH_FLOATING_TYPES_AND2(
-      at::ScalarType::Half, at::ScalarType::BFloat16, input.scalar_type(), "{{python_name}}_cuda", [&] {
-        {{python_name}}_kernel<scalar_t><<<blocks, threads, 0, stream>>>(out.data_ptr<scalar_t>(),
+      at::ScalarType::Half, at::ScalarType::BFloat16, input.scalar_type(), "{{ python_name }}_cuda", [&] {
+        {{ python_name }}_kernel<scalar_t><<<blocks, threads, 0, stream>>>(out.data_ptr<scalar_t>(),
                                                                          input.data_ptr<scalar_t>(), n);
       });
   C10_CUDA_KERNEL_LAUNCH_CHECK();

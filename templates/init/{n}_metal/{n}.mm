@@ -14,7 +14,7 @@ static inline id<MTLBuffer> buffer_of(const torch::Tensor &tensor) {
   return __builtin_bit_cast(id<MTLBuffer>, tensor.storage().data());
 }
 
-void {{python_name}}(torch::Tensor &out, torch::Tensor const &input) {
+void {{ python_name }}(torch::Tensor &out, torch::Tensor const &input) {
   TORCH_CHECK(input.device().is_mps(), "input must be an MPS tensor");
   TORCH_CHECK(out.device().is_mps(), "out must be an MPS tensor");
   TORCH_CHECK(input.scalar_type() == torch::kFloat && out.scalar_type() == torch::kFloat,
@@ -32,8 +32,8 @@ void {{python_name}}(torch::Tensor &out, torch::Tensor const &input) {
     NSError *error = nil;
     id<MTLLibrary> library = EMBEDDED_METALLIB_NAMESPACE::createLibrary(device, &error);
     TORCH_CHECK(library, "Failed to create Metal library: ", error.localizedDescription.UTF8String);
-    id<MTLFunction> function = [library newFunctionWithName:@"{{python_name}}_kernel"];
-    TORCH_CHECK(function, "Metal function {{python_name}}_kernel not found");
+    id<MTLFunction> function = [library newFunctionWithName:@"{{ python_name }}_kernel"];
+    TORCH_CHECK(function, "Metal function {{ python_name }}_kernel not found");
     id<MTLComputePipelineState> pipeline = [device newComputePipelineStateWithFunction:function error:&error];
     TORCH_CHECK(pipeline, "Failed to create compute pipeline: ", error.localizedDescription.UTF8String);
 

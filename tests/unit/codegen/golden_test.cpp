@@ -30,6 +30,11 @@ void expect_golden(const std::string& name, const std::string& actual) {
   EXPECT_EQ(actual, *expected) << "golden mismatch: " << name;
 }
 
+void expect_golden(const std::string& name, const kb::util::Result<std::string>& actual) {
+  ASSERT_TRUE(actual) << actual.error().message;
+  expect_golden(name, *actual);
+}
+
 const char* all_backends_toml = R"([general]
 name = "addone"
 version = 1
@@ -174,7 +179,9 @@ pyext = ["py", "json"]
   expect_golden("pyproject_noarch/setup.py", files->at("setup.py"));
   expect_golden("pyproject_noarch/pyproject.toml", files->at("pyproject.toml"));
   expect_golden("pyproject_noarch/metadata-cuda.json", files->at("metadata-cuda.json"));
-  EXPECT_EQ(files->at("torch-ext/my_norm/_ops.py"), render_ops_py_noarch("my_norm", "3f9a1c2"));
+  auto ops_py = render_ops_py_noarch("my_norm", "3f9a1c2");
+  ASSERT_TRUE(ops_py) << ops_py.error().message;
+  EXPECT_EQ(files->at("torch-ext/my_norm/_ops.py"), *ops_py);
 }
 
 namespace {

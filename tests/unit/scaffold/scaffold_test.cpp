@@ -1,5 +1,5 @@
-// Tests of the init scaffold: template language, name derivation, backend selection, golden
-// files (refresh with tests/unit/scaffold/refresh-golden) and the collision-checked writer.
+// Tests of the init scaffold: name derivation, backend selection, golden files (refresh with
+// tests/unit/scaffold/refresh-golden), strict templates, writing with `--overwrite` and git.
 #include "codegen/scaffold/scaffold.h"
 
 #include <gtest/gtest.h>
@@ -7,8 +7,8 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "codegen/scaffold/scaffold_writer.h"
-#include "codegen/scaffold/template_renderer.h"
+#include "codegen/generated_files.h"
+#include "codegen/scaffold/git_staging.h"
 #include "config/reader.h"
 #include "util/fs.h"
 
@@ -16,29 +16,8 @@ namespace kb::scaffold {
 namespace {
 
 namespace fs = std::filesystem;
+using codegen::GeneratedFiles;
 using config::Backend;
-
-TEST(RenderTemplate, PlaceholdersBlocksAndRaw) {
-  TemplateContext context{{{"n", "relu"}}, {"cuda"}};
-  EXPECT_EQ(*render_template("t", "a {{n}} b\n{{#cuda}}\ncuda {{n}}\n{{/cuda}}\n{{#cpu}}\ncpu\n{{/cpu}}\nend\n", context),
-            "a relu b\ncuda relu\nend\n");
-  EXPECT_EQ(*render_template("t", "{% raw %}\n{{ repo_id }} {% if x %}{{n}}{% endif %}\n{% endraw %}\n", context),
-            "{{ repo_id }} {% if x %}{{n}}{% endif %}\n");
-}
-
-TEST(RenderTemplate, ErrorsOnTemplateMistakes) {
-  TemplateContext context{{{"n", "relu"}}, {}};
-  EXPECT_FALSE(render_template("t", "{{unknown}}", context));
-  EXPECT_FALSE(render_template("t", "{{#cuda}}\nx\n", context));
-  EXPECT_FALSE(render_template("t", "{{/cuda}}\n", context));
-  EXPECT_FALSE(render_template("t", "{% raw %} never closed", context));
-  EXPECT_FALSE(render_template("t", "{{n", context));
-}
-
-TEST(RenderPath, SubstitutesKnownNames) {
-  EXPECT_EQ(render_path("{n}_cuda/{n}.cu", {{"n", "my_kernel"}}), "my_kernel_cuda/my_kernel.cu");
-  EXPECT_EQ(render_path("{other}/x", {{"n", "k"}}), "{other}/x");
-}
 
 TEST(ParseOwnerRepo, RequiresExactlyOneSlash) {
   EXPECT_EQ(parse_owner_repo("org/name")->second, "name");
@@ -81,29 +60,29 @@ ScaffoldOptions options_for(std::vector<Backend> backends) {
   return {make_identity("myorg", "my_kernel").value(), "Apache-2.0", std::move(backends)};
 }
 
-std::vector<std::string> paths(const std::vector<GeneratedFile>& files) {
+std::vector<std::string> paths(const GeneratedFiles& files) {
   std::vector<std::string> out;
-  for (const auto& f : files) out.push_back(f.path);
+  for (const auto& [path, content] : files) out.push_back(path);
   return out;
 }
 
 // Compares against tests/unit/scaffold/golden/<name>/, or rewrites it when KB_REFRESH_GOLDEN=1.
-void expect_golden(const std::string& name, const std::vector<GeneratedFile>& files) {
+void expect_golden(const std::string& name, const GeneratedFiles& files) {
   fs::path dir = fs::path(KB_TEST_DATA_DIR) / "unit" / "scaffold" / "golden" / name;
   const char* refresh = std::getenv("KB_REFRESH_GOLDEN");
   if (refresh && std::string(refresh) == "1") {
     fs::remove_all(dir);
-    for (const auto& f : files) {
-      fs::create_directories((dir / f.path).parent_path());
-      ASSERT_TRUE(util::write_file_atomic(dir / f.path, f.content));
+    for (const auto& [path, content] : files) {
+      fs::create_directories((dir / path).parent_path());
+      ASSERT_TRUE(util::write_file_atomic(dir / path, content));
     }
     return;
   }
   EXPECT_EQ(util::list_files_recursive(dir), paths(files)) << "run tests/unit/scaffold/refresh-golden";
-  for (const auto& f : files) {
-    auto golden = util::read_file(dir / f.path);
-    ASSERT_TRUE(golden) << f.path;
-    EXPECT_EQ(f.content, *golden) << f.path << " differs from the golden file; run tests/unit/scaffold/refresh-golden";
+  for (const auto& [path, content] : files) {
+    auto golden = util::read_file(dir / path);
+    ASSERT_TRUE(golden) << path;
+    EXPECT_EQ(content, *golden) << path << " differs from the golden file; run tests/unit/scaffold/refresh-golden";
   }
 }
 
@@ -133,14 +112,23 @@ TEST(RenderScaffold, FilesPerBackend) {
   EXPECT_EQ(cpu.size(), 13u);
 }
 
+// Every template renders in strict mode (an undefined name would be an error) for each backend
+// alone, the shapes the goldens do not cover.
+TEST(RenderScaffold, EveryBackendAloneRenders) {
+  for (Backend backend : scaffold_backends()) {
+    auto files = render_scaffold(options_for({backend}));
+    EXPECT_TRUE(files) << config::to_string(backend) << ": " << files.error().message;
+  }
+}
+
 TEST(RenderScaffold, BuildTomlParsesAndValidates) {
   for (const auto& backends : {scaffold_backends(), std::vector<Backend>{Backend::cuda}, std::vector<Backend>{Backend::metal}}) {
     auto files = render_scaffold(options_for(backends)).value();
-    auto it = std::find_if(files.begin(), files.end(), [](const GeneratedFile& f) { return f.path == "build.toml"; });
+    auto it = files.find("build.toml");
     ASSERT_NE(it, files.end());
-    config::ParseOutcome outcome = config::parse_build_toml(it->content, "build.toml");
-    ASSERT_TRUE(outcome.parsed) << config::render_diagnostics(outcome.errors, it->content, "error");
-    EXPECT_TRUE(outcome.warnings.empty()) << config::render_diagnostics(outcome.warnings, it->content, "warning");
+    config::ParseOutcome outcome = config::parse_build_toml(it->second, "build.toml");
+    ASSERT_TRUE(outcome.parsed) << config::render_diagnostics(outcome.errors, it->second, "error");
+    EXPECT_TRUE(outcome.warnings.empty()) << config::render_diagnostics(outcome.warnings, it->second, "warning");
     const config::BuildConfig& c = outcome.parsed->config;
     EXPECT_EQ(c.general.name, "my-kernel");
     EXPECT_EQ(c.general.backends, backends);
@@ -149,12 +137,12 @@ TEST(RenderScaffold, BuildTomlParsesAndValidates) {
   }
 }
 
-TEST(WriteScaffold, RefusesExistingFilesAndWritesNothing) {
+TEST(WriteGeneratedFiles, InitRefusesExistingFilesAndWritesNothing) {
   util::TempDir tmp;
   auto files = render_scaffold(options_for({Backend::cpu})).value();
   ASSERT_TRUE(util::write_file_atomic(tmp.path() / "build.toml", "mine"));
   ASSERT_TRUE(util::write_file_atomic(tmp.path() / "flake.nix", "mine too"));
-  auto status = write_scaffold(tmp.path(), files, false);
+  auto status = codegen::write_generated_files(tmp.path(), files, false, "--overwrite");
   ASSERT_FALSE(status);
   EXPECT_EQ(status.error().message,
             "File(s) already exists in target directory: build.toml, flake.nix\nUse `--overwrite` to overwrite.");
@@ -162,12 +150,12 @@ TEST(WriteScaffold, RefusesExistingFilesAndWritesNothing) {
   EXPECT_EQ(*util::read_file(tmp.path() / "build.toml"), "mine");
 }
 
-TEST(WriteScaffold, OverwriteReplacesOnlyScaffoldFiles) {
+TEST(WriteGeneratedFiles, InitOverwriteReplacesOnlyScaffoldFiles) {
   util::TempDir tmp;
   auto files = render_scaffold(options_for({Backend::cpu})).value();
   ASSERT_TRUE(util::write_file_atomic(tmp.path() / "build.toml", "mine"));
   ASSERT_TRUE(util::write_file_atomic(tmp.path() / "notes.txt", "keep"));
-  ASSERT_TRUE(write_scaffold(tmp.path(), files, true));
+  ASSERT_TRUE(codegen::write_generated_files(tmp.path(), files, true, "--overwrite"));
   EXPECT_NE(*util::read_file(tmp.path() / "build.toml"), "mine");
   EXPECT_EQ(*util::read_file(tmp.path() / "notes.txt"), "keep");
   EXPECT_EQ(util::list_files_recursive(tmp.path()).size(), files.size() + 1);
@@ -176,7 +164,7 @@ TEST(WriteScaffold, OverwriteReplacesOnlyScaffoldFiles) {
 TEST(StageInGit, InitializesAndStages) {
   util::TempDir tmp;
   auto files = render_scaffold(options_for({Backend::cpu})).value();
-  ASSERT_TRUE(write_scaffold(tmp.path(), files, false));
+  ASSERT_TRUE(codegen::write_generated_files(tmp.path(), files, false, "--overwrite"));
   auto outcome = stage_in_git(tmp.path(), files);
   ASSERT_TRUE(outcome) << outcome.error().message;
   if (!outcome->warnings.empty()) GTEST_SKIP() << outcome->warnings[0];

@@ -9,8 +9,9 @@
 #include <vector>
 
 #include "cli/command_registry.h"
+#include "codegen/generated_files.h"
+#include "codegen/scaffold/git_staging.h"
 #include "codegen/scaffold/scaffold.h"
-#include "codegen/scaffold/scaffold_writer.h"
 #include "util/exit_code.h"
 #include "util/report.h"
 
@@ -110,7 +111,7 @@ int run_init(const Options& options) {
   scaffold::ScaffoldOptions scaffold_options{target->identity, options.license, backends.value()};
   auto files = scaffold::render_scaffold(scaffold_options);
   if (!files) return report_error(files.error());
-  if (auto written = scaffold::write_scaffold(target->dir, *files, options.overwrite); !written) {
+  if (auto written = codegen::write_generated_files(target->dir, *files, options.overwrite, "--overwrite"); !written) {
     return report_error(written.error());
   }
   auto git = scaffold::stage_in_git(target->dir, *files);

@@ -1,12 +1,18 @@
-// A small Jinja subset for CARD.md templates (build-output.md §10): `{{ expr }}`,
+// The one template engine of code generation: a small Jinja subset that renders our own
+// templates (templates/project/, templates/init/) and the users' CARD.md templates
+// (build-output.md §10, which must stay Jinja-compatible). `{{ expr }}`,
 // `{% if %}/{% elif %}/{% else %}/{% endif %}`, `{% for x in list %}/{% endfor %}` (with
 // loop.index/first/last), `{% raw %}`, `{# comments #}`, `-` whitespace control, and
 // trim_blocks (the newline after a block tag is dropped). Expressions: names, attribute and
 // index access, string/integer literals, `not`/`and`/`or`, `==`/`!=`, filters `length`,
 // `join(sep)`, `lower`, `upper`, `default(v)`, `first`, `last`, `trim`.
 //
-// Why hand-rolled: there is no C++ Jinja implementation packaged in Debian, and the cards
-// need only this subset. The parser is bounded (nesting and expression depth limits, no
+// For template authors: a file that must contain a literal `{{`, `{%` or `{#` (a C++
+// brace-init, a Python f-string with doubled braces, the CARD.md template of the init scaffold)
+// puts that text inside `{% raw %}...{% endraw %}`; single braces need nothing.
+//
+// Why hand-rolled: there is no C++ Jinja implementation packaged in Debian, and generation
+// needs only this subset. The parser is bounded (nesting and expression depth limits, no
 // unbounded loops) so arbitrary input yields output or an error, never a crash.
 #pragma once
 
@@ -18,7 +24,7 @@
 
 #include "util/result.h"
 
-namespace kb::codegen::card {
+namespace kb::codegen::templating {
 
 struct Value {
   enum class Kind { none, boolean, integer, string, list, object };
@@ -42,7 +48,16 @@ struct Value {
 
 using Context = std::map<std::string, Value>;
 
-// Renders `source` with `context`; `name` is used in error messages ("<name>:<line>: ...").
-util::Result<std::string> render_template(std::string_view source, const Context& context, std::string_view name);
+// What an undefined name (or a missing attribute) is: lenient, as minijinja's default, for the
+// users' cards; an error for our own templates, so that a typo fails the tests instead of
+// leaking into a generated file.
+enum class Undefined { lenient, strict };
 
-}  // namespace kb::codegen::card
+// Renders `source` with `context`; `name` is used in error messages ("<name>:<line>: ...").
+util::Result<std::string> render_template(std::string_view source, const Context& context, std::string_view name,
+                                          Undefined undefined = Undefined::lenient);
+
+// A context of plain strings, the usual shape of our own templates' contexts.
+Context string_context(const std::map<std::string, std::string>& values);
+
+}  // namespace kb::codegen::templating

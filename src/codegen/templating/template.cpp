@@ -1,13 +1,13 @@
 // Template lexing (tags, whitespace control, trim_blocks, raw blocks), block parsing and
-// rendering.
-#include "codegen/card/template.h"
+// rendering (see template.h).
+#include "codegen/templating/template.h"
 
 #include <cctype>
 
-#include "codegen/card/expression.h"
+#include "codegen/templating/expression.h"
 #include "util/strings.h"
 
-namespace kb::codegen::card {
+namespace kb::codegen::templating {
 
 namespace {
 
@@ -116,6 +116,7 @@ struct Node {
   std::vector<Node> otherwise;                            // else
   std::string variable;                                   // loop
   std::vector<Node> body;                                 // loop
+  int line = 0;                                           // output, branch (its `if`), loop
 };
 
 class BlockParser {
@@ -147,7 +148,9 @@ class BlockParser {
     while (position_ < pieces_.size()) {
       const Piece& piece = pieces_[position_++];
       if (piece.kind == Piece::Kind::text) {
-        nodes.push_back({Node::Kind::text, piece.content, {}, {}, {}, {}, {}});
+        Node node;
+        node.text = piece.content;
+        nodes.push_back(std::move(node));
         continue;
       }
       if (piece.kind == Piece::Kind::output) {
@@ -155,6 +158,7 @@ class BlockParser {
         if (!expression) return std::move(expression).error();
         Node node;
         node.kind = Node::Kind::output;
+        node.line = piece.line;
         node.expression = std::move(*expression);
         nodes.push_back(std::move(node));
         continue;
@@ -189,6 +193,7 @@ class BlockParser {
   util::Result<Node> parse_if(int depth, const std::string& condition_text, int line) {
     Node node;
     node.kind = Node::Kind::branch;
+    node.line = line;
     std::string condition = condition_text;
     for (;;) {
       auto condition_expression = expression_of(condition, line);
@@ -220,6 +225,7 @@ class BlockParser {
     if (words.size() < 3 || words[1] != "in") return syntax_error(name_, line, "expected `{% for <name> in <expr> %}`");
     Node node;
     node.kind = Node::Kind::loop;
+    node.line = line;
     node.variable = words[0];
     std::string subject = header.substr(header.find(" in ") + 4);
     auto expression = expression_of(subject, line);
@@ -239,13 +245,25 @@ class BlockParser {
   std::string stopped_rest_;
 };
 
-util::Status render_nodes(const std::vector<Node>& nodes, std::vector<const Context*>& scopes, std::string& out) {
+struct Renderer {
+  std::string_view name;
+  Undefined undefined = Undefined::lenient;
+  std::vector<const Context*> scopes;
+
+  util::Result<Value> evaluate_at(const Expression& expression, int line) const {
+    return evaluate(expression, Evaluation{&scopes, undefined, name, line});
+  }
+
+  util::Status render_nodes(const std::vector<Node>& nodes, std::string& out);
+};
+
+util::Status Renderer::render_nodes(const std::vector<Node>& nodes, std::string& out) {
   for (const auto& node : nodes) {
     if (out.size() > kMaxOutput) return util::Error(util::ErrorKind::config, "template output too large");
     switch (node.kind) {
       case Node::Kind::text: out += node.text; break;
       case Node::Kind::output: {
-        auto value = evaluate(node.expression, scopes);
+        auto value = evaluate_at(node.expression, node.line);
         if (!value) return std::move(value).error();
         out += value->str();
         break;
@@ -253,18 +271,18 @@ util::Status render_nodes(const std::vector<Node>& nodes, std::vector<const Cont
       case Node::Kind::branch: {
         const std::vector<Node>* chosen = &node.otherwise;
         for (const auto& [condition, body] : node.branches) {
-          auto value = evaluate(condition, scopes);
+          auto value = evaluate_at(condition, node.line);
           if (!value) return std::move(value).error();
           if (value->truthy()) {
             chosen = &body;
             break;
           }
         }
-        KB_TRY(render_nodes(*chosen, scopes, out));
+        KB_TRY(render_nodes(*chosen, out));
         break;
       }
       case Node::Kind::loop: {
-        auto subject = evaluate(node.expression, scopes);
+        auto subject = evaluate_at(node.expression, node.line);
         if (!subject) return std::move(subject).error();
         const auto& items = subject->list;
         for (size_t i = 0; i < items.size(); ++i) {
@@ -279,7 +297,7 @@ util::Status render_nodes(const std::vector<Node>& nodes, std::vector<const Cont
           loop.object["length"] = Value::of(static_cast<int64_t>(items.size()));
           frame["loop"] = std::move(loop);
           scopes.push_back(&frame);
-          auto status = render_nodes(node.body, scopes, out);
+          auto status = render_nodes(node.body, out);
           scopes.pop_back();
           if (!status) return status;
         }
@@ -342,15 +360,22 @@ bool Value::operator==(const Value& other) const {
   return false;
 }
 
-util::Result<std::string> render_template(std::string_view source, const Context& context, std::string_view name) {
+util::Result<std::string> render_template(std::string_view source, const Context& context, std::string_view name,
+                                          Undefined undefined) {
   auto pieces = lex(source, name);
   if (!pieces) return std::move(pieces).error();
   auto nodes = BlockParser(*pieces, name).parse_document();
   if (!nodes) return std::move(nodes).error();
   std::string out;
-  std::vector<const Context*> scopes{&context};
-  KB_TRY(render_nodes(*nodes, scopes, out));
+  Renderer renderer{name, undefined, {&context}};
+  KB_TRY(renderer.render_nodes(*nodes, out));
   return out;
 }
 
-}  // namespace kb::codegen::card
+Context string_context(const std::map<std::string, std::string>& values) {
+  Context context;
+  for (const auto& [name, value] : values) context.emplace(name, Value::of(value));
+  return context;
+}
+
+}  // namespace kb::codegen::templating

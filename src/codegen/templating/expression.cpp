@@ -1,11 +1,11 @@
 // Expression tokenizer, recursive-descent parser (depth-limited) and evaluator.
-#include "codegen/card/expression.h"
+#include "codegen/templating/expression.h"
 
 #include <cctype>
 
 #include "util/strings.h"
 
-namespace kb::codegen::card {
+namespace kb::codegen::templating {
 
 namespace {
 
@@ -251,6 +251,11 @@ util::Result<Value> apply_filter(const std::string& name, const Value& subject, 
   return util::Error(util::ErrorKind::config, "unknown filter `" + name + "`");
 }
 
+util::Error undefined_error(const Evaluation& evaluation, const std::string& what) {
+  return util::Error(util::ErrorKind::config, std::string(evaluation.template_name) + ":" +
+                                                  std::to_string(evaluation.line) + ": undefined " + what);
+}
+
 }  // namespace
 
 util::Result<Expression> parse_expression(std::string_view text) {
@@ -259,19 +264,22 @@ util::Result<Expression> parse_expression(std::string_view text) {
   return Parser(std::move(*tokens)).parse_all();
 }
 
-util::Result<Value> evaluate(const Expression& e, const std::vector<const Context*>& scopes) {
-  auto eval = [&](size_t i) { return evaluate(e.children[i], scopes); };
+util::Result<Value> evaluate(const Expression& e, const Evaluation& evaluation) {
+  auto eval = [&](size_t i) { return evaluate(e.children[i], evaluation); };
+  const bool strict = evaluation.undefined == Undefined::strict;
   switch (e.kind) {
     case Expression::Kind::literal: return e.literal;
     case Expression::Kind::name:
-      for (auto it = scopes.rbegin(); it != scopes.rend(); ++it) {
+      for (auto it = evaluation.scopes->rbegin(); it != evaluation.scopes->rend(); ++it) {
         if (auto found = (*it)->find(e.name); found != (*it)->end()) return found->second;
       }
-      return Value();  // undefined prints as empty and is falsy (lenient, like minijinja)
+      if (strict) return undefined_error(evaluation, "variable `" + e.name + "`");
+      return Value();  // undefined is falsy (lenient, like minijinja)
     case Expression::Kind::attribute: {
       auto subject = eval(0);
       if (!subject) return subject;
       if (auto found = subject->object.find(e.name); found != subject->object.end()) return found->second;
+      if (strict) return undefined_error(evaluation, "attribute `" + e.name + "`");
       return Value();
     }
     case Expression::Kind::index: {
@@ -335,4 +343,4 @@ util::Result<Value> evaluate(const Expression& e, const std::vector<const Contex
   return Value();
 }
 
-}  // namespace kb::codegen::card
+}  // namespace kb::codegen::templating

@@ -7,9 +7,9 @@
 #include <string_view>
 #include <vector>
 
-#include "codegen/card/template.h"
+#include "codegen/templating/template.h"
 
-namespace kb::codegen::card {
+namespace kb::codegen::templating {
 
 struct Expression {
   enum class Kind { literal, name, attribute, index, logical_not, logical_and, logical_or, equal, not_equal, filter, list };
@@ -22,7 +22,14 @@ struct Expression {
 // Parses a whole expression; errors name the offending text.
 util::Result<Expression> parse_expression(std::string_view text);
 
-// Scopes are searched innermost first.
-util::Result<Value> evaluate(const Expression& expression, const std::vector<const Context*>& scopes);
+// Where an expression is evaluated, for the error of an undefined name in strict mode.
+struct Evaluation {
+  const std::vector<const Context*>* scopes = nullptr;  // searched innermost (last) first
+  Undefined undefined = Undefined::lenient;
+  std::string_view template_name;
+  int line = 0;
+};
 
-}  // namespace kb::codegen::card
+util::Result<Value> evaluate(const Expression& expression, const Evaluation& evaluation);
+
+}  // namespace kb::codegen::templating
