@@ -24,9 +24,11 @@ namespace {
 
 // The variant named `wanted`, or why it cannot be built: no toolchain here, or no such variant.
 Result<PlannedVariant> find_variant(const BuildPlan& plan, const std::string& wanted) {
-  auto it = std::find_if(plan.variants.begin(), plan.variants.end(), [&](const PlannedVariant& v) { return v.name == wanted; });
+  auto it = std::find_if(plan.variants.begin(), plan.variants.end(),
+                         [&](const PlannedVariant& v) { return v.name == wanted; });
   if (it != plan.variants.end()) return *it;
-  auto missing = std::find_if(plan.missing.begin(), plan.missing.end(), [&](const MissingVariant& m) { return m.name == wanted; });
+  auto missing =
+      std::find_if(plan.missing.begin(), plan.missing.end(), [&](const MissingVariant& m) { return m.name == wanted; });
   if (missing != plan.missing.end()) {
     return Error(ErrorKind::config, "missing toolchain for " + missing->name + ": " + missing->what);
   }
@@ -69,8 +71,8 @@ Result<VariantSelection> select_variants(const BuildPlan& plan, const BuildOptio
   return selection;
 }
 
-RunPlan plan_run(const BuildOptions& options, VariantSelection selection, const HostFacts& host,
-                 std::string unique_id, std::optional<std::string> remote_cache) {
+RunPlan plan_run(const BuildOptions& options, VariantSelection selection, const HostFacts& host, std::string unique_id,
+                 std::optional<std::string> remote_cache) {
   RunPlan run;
   int max_jobs = std::max(1, options.max_jobs);
   int variants = static_cast<int>(selection.selected.size());
@@ -78,10 +80,12 @@ RunPlan plan_run(const BuildOptions& options, VariantSelection selection, const 
   BuildSettings& settings = run.settings;
   settings.unique_id = std::move(unique_id);
   metadata::BuilderProvenance builder{options.builder_version, std::nullopt};
-  if (metadata::is_valid_oid(options.builder_commit)) builder.git = metadata::GitState{options.builder_commit, options.builder_dirty};
+  if (metadata::is_valid_oid(options.builder_commit))
+    builder.git = metadata::GitState{options.builder_commit, options.builder_dirty};
   settings.provenance.kernel_builder = builder;
   settings.provenance.kernel = kernel_git_state(host.git);
-  settings.cores = options.cores ? std::max(1, *options.cores) : std::max(1, std::max(1, host.hardware_threads) / max_jobs);
+  settings.cores =
+      options.cores ? std::max(1, *options.cores) : std::max(1, std::max(1, host.hardware_threads) / max_jobs);
   settings.concurrent_variants = run.workers;
   settings.memory_budget_gib = options.memory_budget_gib ? options.memory_budget_gib : host.available_memory_gib;
   settings.nvcc_threads = host.nvcc_threads;
@@ -96,8 +100,9 @@ RunPlan plan_run(const BuildOptions& options, VariantSelection selection, const 
     // keys an object on the header it was compiled with: objects built with the header cache
     // would never be found by another machine.
     settings.header_cache = false;
-    run.notes.push_back("the torch header cache is off with --remote-cache: precompiled headers differ between machines, "
-                        "so objects compiled with them could not be shared");
+    run.notes.push_back(
+        "the torch header cache is off with --remote-cache: precompiled headers differ between machines, "
+        "so objects compiled with them could not be shared");
   }
   settings.symbol_isolation = !options.no_symbol_isolation;
   settings.offline = options.offline;

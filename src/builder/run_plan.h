@@ -32,10 +32,10 @@ util::Result<VariantSelection> select_variants(const BuildPlan& plan, const Buil
 
 // Facts of the machine and the project a run's settings depend on (read by run_build).
 struct HostFacts {
-  int hardware_threads = 1;                  // std::thread::hardware_concurrency, at least 1
+  int hardware_threads = 1;                    // std::thread::hardware_concurrency, at least 1
   std::optional<double> available_memory_gib;  // MemAvailable
-  int nvcc_threads = 1;                      // NVCC_THREADS
-  std::optional<GitInfo> git;                // the project's git state
+  int nvcc_threads = 1;                        // NVCC_THREADS
+  std::optional<GitInfo> git;                  // the project's git state
 };
 
 // A run: the selection, the number of variants built at once, the settings every variant build
@@ -49,8 +49,8 @@ struct RunPlan {
   bool copy_bundle_extras = false;
 };
 // `unique_id`: the run's id (make_unique_id, random outside git); `remote_cache`: the resolved URL.
-RunPlan plan_run(const BuildOptions& options, VariantSelection selection, const HostFacts& host,
-                 std::string unique_id, std::optional<std::string> remote_cache);
+RunPlan plan_run(const BuildOptions& options, VariantSelection selection, const HostFacts& host, std::string unique_id,
+                 std::optional<std::string> remote_cache);
 
 // The error of a run whose variants failed: the first one, with a hint counting the others.
 util::Error first_failure(std::vector<util::Error> errors);

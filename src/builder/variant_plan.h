@@ -19,19 +19,19 @@ enum class ImportCheck {
 };
 
 struct VariantPlan {
-  std::string python_name;             // the package's Python name
-  std::string ops_id;                  // `_<python name>_<backend>_<unique id>`-style module name
-  std::filesystem::path work;          // build/.kb/<variant>: generated project, CMake tree, log, stamp
-  std::filesystem::path log_path;      // <work>/build.log
-  std::filesystem::path stamp_file;    // <work>/stamp
-  std::filesystem::path target;        // build/<variant>
-  std::filesystem::path staging;       // build/.staging-<variant>
-  std::filesystem::path package;       // <project>/<extension dir>/<python name>
-  bool compile = false;                // arch variants: generate, configure and compile the module
-  bool early_import_check = false;     // torch arch variants import torch while they compile
+  std::string python_name;           // the package's Python name
+  std::string ops_id;                // `_<python name>_<backend>_<unique id>`-style module name
+  std::filesystem::path work;        // build/.kb/<variant>: generated project, CMake tree, log, stamp
+  std::filesystem::path log_path;    // <work>/build.log
+  std::filesystem::path stamp_file;  // <work>/stamp
+  std::filesystem::path target;      // build/<variant>
+  std::filesystem::path staging;     // build/.staging-<variant>
+  std::filesystem::path package;     // <project>/<extension dir>/<python name>
+  bool compile = false;              // arch variants: generate, configure and compile the module
+  bool early_import_check = false;   // torch arch variants import torch while they compile
   ImportCheck import_check = ImportCheck::off;
   std::optional<std::string> import_check_note;  // with ImportCheck::no_interpreter
-  bool abi_check = false;              // check-abi on the staged native files
+  bool abi_check = false;                        // check-abi on the staged native files
 };
 
 VariantPlan plan_variant(const BuildSettings& settings, const PlannedVariant& variant);

@@ -39,7 +39,8 @@ util::Result<UploadTarget> plan_target(const UploadOptions& options, const util:
     if (versions.size() > 1) {
       std::vector<std::string> names;
       for (auto v : versions) names.push_back(std::to_string(v));
-      return util::Error(util::ErrorKind::config, "Found multiple versions in build variants: " + util::join(names, ", "));
+      return util::Error(util::ErrorKind::config,
+                         "Found multiple versions in build variants: " + util::join(names, ", "));
     }
     target.branch = protocol::version_branch(versions.empty() ? 1 : *versions.begin());
   }
@@ -88,8 +89,9 @@ util::Result<BranchSetup> plan_branch_setup(const client::RepoRefs& refs, const 
   BranchSetup setup;
   if (branch_head(refs, branch)) return setup;
   if (create_pr) {
-    return util::Error(util::ErrorKind::usage, "Pull requests can only target an existing branch. Ask a maintainer of `" +
-                                                   repo_id + "` to create the branch `" + branch + "` first.");
+    return util::Error(util::ErrorKind::usage,
+                       "Pull requests can only target an existing branch. Ask a maintainer of `" + repo_id +
+                           "` to create the branch `" + branch + "` first.");
   }
   setup.create = true;
   setup.main_head = branch_head(refs, "main");

@@ -49,7 +49,8 @@ std::string publishing_guidance(const std::string& repo) {
   return text;
 }
 
-util::Result<UploadTarget> resolve_target(const UploadOptions& options, const std::vector<metadata::Metadata>& variants) {
+util::Result<UploadTarget> resolve_target(const UploadOptions& options,
+                                          const std::vector<metadata::Metadata>& variants) {
   if (!needs_build_config(options)) return plan_target(options, nullptr, variants);
   auto config = config::load_build_config(options.kernel_dir);
   return plan_target(options, &config, variants);
@@ -57,7 +58,8 @@ util::Result<UploadTarget> resolve_target(const UploadOptions& options, const st
 
 // Creates the repository (exist-ok) unless the upload opens pull requests; the repo id the Hub
 // answers with wins. A refusal (403) of a signed-in user is the publishing guidance.
-util::Result<client::RepoRef> create_repository(client::HubClient& hub, client::RepoRef repo, const UploadOptions& options) {
+util::Result<client::RepoRef> create_repository(client::HubClient& hub, client::RepoRef repo,
+                                                const UploadOptions& options) {
   if (options.create_pr) return repo;
   auto created = hub.create_repo(repo, options.is_private);
   if (!created) {
@@ -131,7 +133,9 @@ class Publisher {
     auto pr_number = send_batches(branch, commit.operations, std::move(parent));
     if (!pr_number) return std::move(pr_number).error();
     committed_ = true;
-    if (*pr_number) pull_requests_.push_back({branch, pull_request_url(public_base(hub_.settings()), repo_, **pr_number)});
+    if (*pr_number) {
+      pull_requests_.push_back({branch, pull_request_url(public_base(hub_.settings()), repo_, **pr_number)});
+    }
     return {};
   }
 
@@ -142,7 +146,8 @@ class Publisher {
 
  private:
   // Sends the operations as the planned batches; the number of the pull request the first opened.
-  util::Result<std::optional<int>> send_batches(const std::string& branch, const std::vector<CommitOperation>& operations,
+  util::Result<std::optional<int>> send_batches(const std::string& branch,
+                                                const std::vector<CommitOperation>& operations,
                                                 std::optional<std::string> parent) {
     std::string revision = branch;
     std::optional<int> pr_number;
@@ -155,7 +160,8 @@ class Publisher {
       if (batch.open_pull_request) {
         pr_number = response->pull_request_number ? response->pull_request_number : find_pull_request(response->commit);
         if (!pr_number) {
-          return util::Error(util::ErrorKind::network, "Cannot determine the pull request number on branch `" + branch + "`");
+          return util::Error(util::ErrorKind::network,
+                             "Cannot determine the pull request number on branch `" + branch + "`");
         }
         revision = "refs/pr/" + std::to_string(*pr_number);
       }

@@ -9,7 +9,8 @@ namespace {
 
 BuildPlan plan_with(std::vector<std::string> variants, std::vector<std::string> missing) {
   BuildPlan plan;
-  for (auto& name : variants) plan.variants.push_back(PlannedVariant{name, config::Backend::cpu, Flavour::torch_arch, nullptr, {}});
+  for (auto& name : variants)
+    plan.variants.push_back(PlannedVariant{name, config::Backend::cpu, Flavour::torch_arch, nullptr, {}});
   for (auto& name : missing) plan.missing.push_back({name, "Python with torch 2.12 and CUDA 12.6"});
   return plan;
 }

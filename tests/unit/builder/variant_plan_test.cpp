@@ -74,8 +74,9 @@ TEST(plan_variant, noarch_variant_without_an_interpreter_skips_the_import_check_
   Fixture f;
   VariantPlan plan = plan_variant(f.settings, f.variant(Flavour::noarch, false, config::Backend::xpu));
   EXPECT_EQ(plan.import_check, ImportCheck::no_interpreter);
-  EXPECT_EQ(plan.import_check_note, "skipping the import check of `torch211-cxx11-cpu-x86_64-linux`: no interpreter "
-                                    "for backend `xpu` is configured");
+  EXPECT_EQ(plan.import_check_note,
+            "skipping the import check of `torch211-cxx11-cpu-x86_64-linux`: no interpreter "
+            "for backend `xpu` is configured");
   EXPECT_EQ(plan.ops_id, "_my_kernel_xpu_abc1234");
 }
 

@@ -100,7 +100,8 @@ TEST(dirty_variants, names_variants_built_from_a_dirty_tree) {
   std::vector<metadata::VariantDir> dirs = {{"a", "/a"}, {"b", "/b"}, {"c", "/c"}};
   auto dirty = dirty_variants(dirs, {variant_metadata(1, true), variant_metadata(1), variant_metadata(1, true)});
   EXPECT_EQ(dirty, (std::vector<std::string>{"a", "c"}));
-  EXPECT_EQ(dirty_warning(dirty).rfind("uploading 2 build variant(s) built from a dirty git tree (uncommitted changes): a, c.", 0),
+  EXPECT_EQ(dirty_warning(dirty).rfind(
+                "uploading 2 build variant(s) built from a dirty git tree (uncommitted changes): a, c.", 0),
             0u);
 }
 
@@ -146,8 +147,9 @@ TEST(plan_branch_setup, pull_request_needs_an_existing_branch) {
   auto setup = plan_branch_setup(refs({{"main", "m1"}}), "org/k", "v1", true);
   ASSERT_FALSE(setup);
   EXPECT_EQ(setup.error().kind, util::ErrorKind::usage);
-  EXPECT_EQ(setup.error().message,
-            "Pull requests can only target an existing branch. Ask a maintainer of `org/k` to create the branch `v1` first.");
+  EXPECT_EQ(
+      setup.error().message,
+      "Pull requests can only target an existing branch. Ask a maintainer of `org/k` to create the branch `v1` first.");
 }
 
 TEST(branch_creation_outcome, created_taken_by_another_upload_or_error) {
@@ -164,8 +166,8 @@ TEST(branch_creation_outcome, created_taken_by_another_upload_or_error) {
 }
 
 TEST(file_paths, files_only) {
-  std::vector<client::TreeItem> tree = {{true, "build", "", 0, {}}, {false, "build/a.py", "1", 1, {}},
-                                        {false, "README.md", "2", 1, {}}};
+  std::vector<client::TreeItem> tree = {
+      {true, "build", "", 0, {}}, {false, "build/a.py", "1", 1, {}}, {false, "README.md", "2", 1, {}}};
   EXPECT_EQ(file_paths(tree), (std::set<std::string>{"README.md", "build/a.py"}));
 }
 
@@ -179,16 +181,14 @@ TEST(local_ids_of, git_oid_sha256_size_and_sample) {
 
 TEST(plan_commit, skips_unchanged_and_ignored_files_sends_lfs_objects_and_deletes_last) {
   BranchPlan plan;
-  plan.additions = {{"a.py", "/l/a.py"}, {"big.so", "/l/big.so"}, {"same.py", "/l/same.py"},
+  plan.additions = {{"a.py", "/l/a.py"},       {"big.so", "/l/big.so"},         {"same.py", "/l/same.py"},
                     {"same.so", "/l/same.so"}, {"ignored.py", "/l/ignored.py"}, {"unanswered.py", "/l/u.py"}};
   plan.deletions = {"old.py"};
-  std::vector<LocalIds> ids = {local_ids_of("a"), local_ids_of("big"), local_ids_of("same"),
-                               local_ids_of("same-lfs"), local_ids_of("i"), local_ids_of("u")};
+  std::vector<LocalIds> ids = {local_ids_of("a"),        local_ids_of("big"), local_ids_of("same"),
+                               local_ids_of("same-lfs"), local_ids_of("i"),   local_ids_of("u")};
   std::vector<client::PreuploadAnswer> answers = {
-      {"a.py", false, false, "stale-oid"},
-      {"big.so", true, false, std::nullopt},
-      {"same.py", false, false, ids[2].git_oid},
-      {"same.so", true, false, ids[3].sha256},
+      {"a.py", false, false, "stale-oid"},       {"big.so", true, false, std::nullopt},
+      {"same.py", false, false, ids[2].git_oid}, {"same.so", true, false, ids[3].sha256},
       {"ignored.py", false, true, std::nullopt},
   };
   auto files = preupload_files(plan, ids);
@@ -250,7 +250,10 @@ TEST(plan_retry, a_moved_branch_is_planned_again_with_back_off) {
   // Capped, and the jitter (up to as much again) is added to the capped wait.
   EXPECT_EQ(plan_retry(http_error(412), 10, "v1", no_jitter)->wait_ms, kRetryCapMs);
   int asked = -1;
-  auto full_jitter = [&](int base) { asked = base; return base; };
+  auto full_jitter = [&](int base) {
+    asked = base;
+    return base;
+  };
   EXPECT_EQ(plan_retry(http_error(412), 2, "v1", full_jitter)->wait_ms, 400);
   EXPECT_EQ(asked, 200);
 }
