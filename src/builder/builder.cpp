@@ -1,4 +1,4 @@
-// Build orchestration (see builder.h).
+// Build orchestration (see builder.h): performs the run planned by run_plan.h.
 #include "builder/builder.h"
 
 #include <algorithm>
@@ -14,6 +14,7 @@
 #include "builder/project_checks.h"
 #include "builder/remote_cache.h"
 #include "builder/run_guard.h"
+#include "builder/run_plan.h"
 #include "builder/toolchain.h"
 #include "builder/unique_id.h"
 #include "builder/user_cache.h"
@@ -150,131 +151,51 @@ const BuildableVariant* BuildableVariants::find(const std::string& name) const {
   return it == variants.end() ? nullptr : &*it;
 }
 
-Result<BuildSummary> run_build(const BuildOptions& options, BuildReporter& reporter) {
-  if (options.unique_id) KB_TRY(check_unique_id(*options.unique_id));
-  if (options.no_cache && options.remote_cache) {
-    return Error(ErrorKind::usage, "--remote-cache needs the compiler cache, which --no-cache turns off")
-        .with_hint("drop one of them");
-  }
-  // Without the compiler cache, KERNEL_BUILDER_REMOTE_CACHE does not apply.
-  auto remote_cache = options.no_cache ? util::Result<std::optional<std::string>>(std::optional<std::string>())
-                                       : resolve_remote_cache(options.remote_cache);
+namespace {
+
+// The remote compile cache of the run, when ccache is there to use it. Without the compiler
+// cache, KERNEL_BUILDER_REMOTE_CACHE does not apply.
+Result<std::optional<std::string>> remote_cache_of(const BuildOptions& options) {
+  if (options.no_cache) return std::optional<std::string>();
+  auto remote_cache = resolve_remote_cache(options.remote_cache);
   if (!remote_cache) return std::move(remote_cache).error();
-  if (*remote_cache) {
-    if (!util::find_program("ccache")) {
-      return Error(ErrorKind::config, "--remote-cache needs ccache (the compiler cache), which is not on PATH")
-          .with_hint("install it (Debian/Ubuntu: apt-get install ccache; it has Redis and HTTP storage from 4.4)");
-    }
+  if (*remote_cache && !util::find_program("ccache")) {
+    return Error(ErrorKind::config, "--remote-cache needs ccache (the compiler cache), which is not on PATH")
+        .with_hint("install it (Debian/Ubuntu: apt-get install ccache; it has Redis and HTTP storage from 4.4)");
   }
+  return remote_cache;
+}
+
+// The kernel directory as an absolute path without a trailing separator.
+Result<fs::path> project_dir(const fs::path& kernel_dir) {
   std::error_code ec;
-  if (!fs::is_directory(options.kernel_dir, ec)) {
-    return Error(ErrorKind::usage, "`" + options.kernel_dir.string() + "` is not a directory");
+  if (!fs::is_directory(kernel_dir, ec)) {
+    return Error(ErrorKind::usage, "`" + kernel_dir.string() + "` is not a directory");
   }
-  fs::path project = fs::absolute(options.kernel_dir).lexically_normal();
+  fs::path project = fs::absolute(kernel_dir).lexically_normal();
   if (project.has_filename() == false) project = project.parent_path();
-  auto config = config::load_build_config(project);
-  if (!config) return std::move(config).error();
-  // One build per directory at a time; what an interrupted build left in staging goes first.
-  auto directory_lock = BuildLock::acquire(project / "build");
-  if (!directory_lock) return std::move(directory_lock).error();
-  InterruptWatch interrupt_watch;
-  remove_stale_staging(project / "build");
+  return project;
+}
 
-  // Toolchains (probe results cached in the user cache: a clean build skips `import torch` too).
-  auto detected = probe_toolchains(options, nullptr);
-  if (!detected) return std::move(detected).error();
-  const std::vector<Toolchain>& toolchains = *detected;
-  auto plan = plan_build(*config, toolchains);
-  if (!plan) return std::move(plan).error();
-  if (plan->variants.empty()) return nothing_to_build(*config, toolchains, *plan);
-  for (const auto& note : plan->notes) reporter.note(note);
+HostFacts read_host_facts(const fs::path& project) {
+  HostFacts host;
+  host.hardware_threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  host.available_memory_gib = available_memory_gib();
+  host.nvcc_threads = nvcc_threads_from_env();
+  host.git = read_git_info(project);
+  return host;
+}
 
-  std::vector<PlannedVariant> selected;
-  if (options.variants.empty()) {
-    selected = plan->variants;
-    if (options.bundle && !plan->missing.empty() && !options.skip_missing) {
-      const auto& m = plan->missing.front();
-      return Error(ErrorKind::config, "missing toolchain for " + m.name + ": " + m.what)
-          .with_hint("pass interpreters with `--python`/`--toolchains`, or `--skip-missing` to build a partial bundle");
-    }
-    if (!plan->missing.empty()) {
-      std::vector<std::string> names;
-      for (const auto& m : plan->missing) names.push_back(m.name);
-      reporter.note("bundle variants not built for lack of a toolchain: " + util::join(names, ", "));
-    }
-  } else {
-    for (const auto& wanted : options.variants) {
-      auto it = std::find_if(plan->variants.begin(), plan->variants.end(),
-                             [&](const PlannedVariant& v) { return v.name == wanted; });
-      if (it != plan->variants.end()) {
-        selected.push_back(*it);
-        continue;
-      }
-      auto missing = std::find_if(plan->missing.begin(), plan->missing.end(),
-                                  [&](const MissingVariant& m) { return m.name == wanted; });
-      if (missing != plan->missing.end()) {
-        return Error(ErrorKind::config, "missing toolchain for " + missing->name + ": " + missing->what);
-      }
-      std::vector<std::string> valid;
-      for (const auto& v : plan->variants) valid.push_back(v.name);
-      for (const auto& m : plan->missing) valid.push_back(m.name);
-      std::sort(valid.begin(), valid.end());
-      return Error(ErrorKind::usage, "Unknown variant `" + wanted + "`.\nValid variants are: " + util::join(valid, ", "));
-    }
-  }
-
-  // Checks on the source, with the first interpreter (it has torch; the lint needs only `ast`).
-  if (!options.skip_checks) KB_TRY(check_project(project, *config, toolchains.front().python));
-
-  auto git = read_git_info(project);
-  BuildSettings settings;
-  settings.project = project;
-  settings.config = &*config;
-  settings.unique_id = make_unique_id(options.unique_id, git);
-  metadata::BuilderProvenance builder{options.builder_version, std::nullopt};
-  if (metadata::is_valid_oid(options.builder_commit)) builder.git = metadata::GitState{options.builder_commit, options.builder_dirty};
-  settings.provenance.kernel_builder = builder;
-  settings.provenance.kernel = kernel_git_state(git);
-  int max_jobs = std::max(1, options.max_jobs);
-  int available = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  settings.cores = options.cores ? std::max(1, *options.cores) : std::max(1, available / max_jobs);
-  settings.concurrent_variants = std::max(1, std::min<int>(max_jobs, static_cast<int>(selected.size())));
-  settings.memory_budget_gib = options.memory_budget_gib ? options.memory_budget_gib : available_memory_gib();
-  settings.nvcc_threads = nvcc_threads_from_env();
-  settings.strict_manylinux = options.bundle;
-  settings.manylinux = options.manylinux;
-  settings.portable = !options.no_portable;
-  settings.use_compiler_cache = !options.no_cache;
-  settings.remote_cache = *remote_cache;
-  settings.header_cache = !options.no_header_cache;
-  if (settings.remote_cache && settings.header_cache) {
-    // GCC's precompiled headers are not byte-identical between two builds of them, and ccache
-    // keys an object on the header it was compiled with: objects built with the header cache
-    // would never be found by another machine.
-    settings.header_cache = false;
-    reporter.note("the torch header cache is off with --remote-cache: precompiled headers differ between machines, "
-                  "so objects compiled with them could not be shared");
-  }
-  settings.symbol_isolation = !options.no_symbol_isolation;
-  settings.offline = options.offline;
-  settings.import_check = !options.no_import_check;
-  settings.skip_checks = options.skip_checks;
-  settings.stream_logs = options.print_build_logs;
-  settings.reporter = &reporter;
-  fs::create_directories(project / "build", ec);
-
-  BuildSummary summary;
-  for (const auto& m : plan->missing) summary.not_built.push_back(m.name);
-  for (const auto& v : plan->variants) {
-    bool chosen = std::any_of(selected.begin(), selected.end(), [&](const PlannedVariant& s) { return s.name == v.name; });
-    if (!chosen) summary.not_built.push_back(v.name);
-  }
+// Builds the selected variants, `workers` at a time, into `summary`; stops taking new variants
+// once interrupted. The errors of failed variants, in the order they failed.
+std::vector<Error> build_variants(const RunPlan& run, BuildSummary& summary, BuildReporter& reporter) {
+  const auto& selected = run.selection.selected;
   std::vector<Error> errors;
   std::mutex mutex;
   std::atomic<size_t> next{0};
   auto worker = [&] {
     for (size_t i = next++; i < selected.size() && !InterruptWatch::interrupted(); i = next++) {
-      auto result = build_variant(settings, selected[i]);
+      auto result = build_variant(run.settings, selected[i]);
       std::lock_guard<std::mutex> lock(mutex);
       if (!result) {
         reporter.stage(selected[i].name, Stage::failed);
@@ -287,18 +208,57 @@ Result<BuildSummary> run_build(const BuildOptions& options, BuildReporter& repor
     }
   };
   std::vector<std::thread> threads;
-  for (int j = 1; j < std::min<int>(max_jobs, static_cast<int>(selected.size())); ++j) threads.emplace_back(worker);
+  for (int j = 1; j < run.workers; ++j) threads.emplace_back(worker);
   worker();
   for (auto& thread : threads) thread.join();
+  return errors;
+}
+
+}  // namespace
+
+Result<BuildSummary> run_build(const BuildOptions& options, BuildReporter& reporter) {
+  KB_TRY(check_build_options(options));
+  auto remote_cache = remote_cache_of(options);
+  if (!remote_cache) return std::move(remote_cache).error();
+  auto project = project_dir(options.kernel_dir);
+  if (!project) return std::move(project).error();
+  auto config = config::load_build_config(*project);
+  if (!config) return std::move(config).error();
+  // One build per directory at a time; what an interrupted build left in staging goes first.
+  auto directory_lock = BuildLock::acquire(*project / "build");
+  if (!directory_lock) return std::move(directory_lock).error();
+  InterruptWatch interrupt_watch;
+  remove_stale_staging(*project / "build");
+
+  // Toolchains (probe results cached in the user cache: a clean build skips `import torch` too).
+  auto toolchains = probe_toolchains(options, nullptr);
+  if (!toolchains) return std::move(toolchains).error();
+  auto plan = plan_build(*config, *toolchains);
+  if (!plan) return std::move(plan).error();
+  if (plan->variants.empty()) return nothing_to_build(*config, *toolchains, *plan);
+  for (const auto& note : plan->notes) reporter.note(note);
+  auto selection = select_variants(*plan, options);
+  if (!selection) return std::move(selection).error();
+  for (const auto& note : selection->notes) reporter.note(note);
+
+  // Checks on the source, with the first interpreter (it has torch; the lint needs only `ast`).
+  if (!options.skip_checks) KB_TRY(check_project(*project, *config, toolchains->front().python));
+  HostFacts host = read_host_facts(*project);
+  std::string unique_id = make_unique_id(options.unique_id, host.git);
+  RunPlan run = plan_run(options, std::move(*selection), host, std::move(unique_id), std::move(*remote_cache));
+  for (const auto& note : run.notes) reporter.note(note);
+  run.settings.project = *project;
+  run.settings.config = &*config;
+  run.settings.reporter = &reporter;
+  std::error_code ec;
+  fs::create_directories(*project / "build", ec);
+
+  BuildSummary summary;
+  summary.not_built = run.selection.not_built;
+  auto errors = build_variants(run, summary, reporter);
   if (InterruptWatch::interrupted()) return interrupted_error();
-  if (!errors.empty()) {
-    Error first = errors.front();
-    if (errors.size() > 1) first.hints.push_back(std::to_string(errors.size() - 1) + " more variant(s) failed as well");
-    return first;
-  }
-  // A release build copies the card and benchmarks also when it builds some variants only (one CI
-  // job of a release plan): every job's upload then carries the same shared files.
-  if (options.variants.empty() || options.bundle) KB_TRY(copy_bundle_extras(*config, project, project / "build", reporter));
+  if (!errors.empty()) return first_failure(std::move(errors));
+  if (run.copy_bundle_extras) KB_TRY(copy_bundle_extras(*config, *project, *project / "build", reporter));
   return summary;
 }
 

@@ -1,4 +1,4 @@
-// One variant build (see variant_build.h).
+// One variant build (see variant_build.h), following its plan (variant_plan.h).
 #include "builder/variant_build.h"
 
 #include <fcntl.h>
@@ -25,6 +25,7 @@
 #include "builder/toolchain.h"
 #include "builder/torch_pch.h"
 #include "builder/user_cache.h"
+#include "builder/variant_plan.h"
 #include "codegen/ops_py.h"
 #include "codegen/variant_project.h"
 #include "config/python_registry.h"
@@ -576,62 +577,27 @@ fs::path work_dir(const BuildSettings& settings, const std::string& variant) {
   return output_dir(settings) / ".kb" / variant;
 }
 
-Result<VariantResult> build_variant(const BuildSettings& s, const PlannedVariant& v) {
+namespace {
+
+// Fills the staging directory (the package's files, the module, `_ops.py`), checks it, completes
+// `meta` (archs, digest) into its metadata.json and replaces build/<variant> with it. A failure
+// removes the staging directory.
+util::Status stage_variant(const BuildSettings& s, const PlannedVariant& v, const VariantPlan& plan,
+                           metadata::Metadata* meta, const std::optional<ArchOutput>& arch, EarlyImportCheck* early_check) {
   const auto& config = *s.config;
-  std::string python_name = config.general.python_name();
-  std::string ops_id = codegen::make_ops_id(python_name, std::string(config::to_string(v.backend)), s.unique_id);
-  fs::path work = work_dir(s, v.name);
-  fs::path out_dir = output_dir(s);
-  fs::path target = out_dir / v.name;
-  fs::path staging = out_dir / (".staging-" + v.name);
-  fs::path log_path = work / "build.log";
+  const std::string& python_name = plan.python_name;
+  const std::string& ops_id = plan.ops_id;
+  const fs::path& staging = plan.staging;
   std::error_code ec;
-  fs::create_directories(work, ec);
-  { std::ofstream truncate(log_path, std::ios::trunc); }
-  if (s.reporter) s.reporter->stage(v.name, Stage::generate);
-
-  auto meta = base_metadata(s, v.backend, ops_id);
-  if (!meta) return std::move(meta).error();
-  std::string stamp_input = "kb-variant-stamp 1\n" + v.name + "\n" + ops_id + "\n" + metadata::render_metadata(*meta) +
-                            "\n" + input_fingerprint(s.project) + "\n" + (s.skip_checks ? "skip" : "check") +
-                            (s.import_check ? "import" : "noimport") + "\n";
-  if (v.toolchain) stamp_input += v.toolchain->python.string() + "\n" + v.toolchain->torch_version + "\n";
-  if (v.flavour == Flavour::tvm_ffi) stamp_input += "tvm-ffi " + v.toolchain->tvm_ffi_version.value_or("") + "\n";
-
-  fs::path stamp_file = work / "stamp";
-  auto up_to_date = [&](const std::string& input) {
-    auto previous = util::read_file(stamp_file);
-    return previous && *previous == util::sha256_hex(input) && fs::exists(target / "metadata.json");
-  };
-  // The import check of a torch variant imports torch while the variant compiles (a TVM-FFI
-  // variant's package does not import torch, so its check must not either).
-  std::optional<EarlyImportCheck> early_check;
-  auto start_early_check = [&] {
-    if (!s.skip_checks && s.import_check && v.toolchain && v.flavour == Flavour::torch_arch) {
-      early_check.emplace(v.toolchain->python);
-    }
-  };
-  std::optional<ArchOutput> arch;
-  if (v.flavour != Flavour::noarch) {
-    auto compiled = compile_arch(s, v, ops_id, work, log_path, stamp_input, up_to_date, start_early_check);
-    if (!compiled) return std::move(compiled).error();
-    arch = std::move(*compiled);
-  }
-  std::string stamp = util::sha256_hex(stamp_input);
-  if ((arch && arch->up_to_date) || (!arch && up_to_date(stamp_input))) {
-    if (s.reporter) s.reporter->stage(v.name, Stage::up_to_date);
-    return VariantResult::up_to_date;
-  }
-
   if (s.reporter) s.reporter->stage(v.name, Stage::stage);
   fs::remove_all(staging, ec);
   fs::create_directories(staging, ec);
-  auto fail = [&](Error error) -> Result<VariantResult> {
+  auto fail = [&](Error error) -> util::Status {
     std::error_code ignored;
     fs::remove_all(staging, ignored);
     return error;
   };
-  fs::path package = s.project / extension_dir_name(config) / python_name;
+  fs::path package = plan.package;
   if (auto copied = copy_package_files(package, staging, data_extensions(config), v.flavour == Flavour::noarch); !copied) {
     return fail(std::move(copied).error());
   }
@@ -654,16 +620,13 @@ Result<VariantResult> build_variant(const BuildSettings& s, const PlannedVariant
     return fail(std::move(written).error());
   }
 
-  if (!s.skip_checks && s.import_check) {
-    if (v.toolchain) {
-      auto checked = import_check(s, v, staging, ops_id, log_path, early_check ? &*early_check : nullptr);
-      if (!checked) return fail(std::move(checked).error());
-    } else if (s.reporter) {
-      s.reporter->note("skipping the import check of `" + v.name + "`: no interpreter for backend `" +
-                       std::string(config::to_string(v.backend)) + "` is configured");
-    }
+  if (plan.import_check == ImportCheck::run) {
+    auto checked = import_check(s, v, staging, ops_id, plan.log_path, early_check);
+    if (!checked) return fail(std::move(checked).error());
+  } else if (plan.import_check_note && s.reporter) {
+    s.reporter->note(*plan.import_check_note);
   }
-  if (!s.skip_checks && v.flavour != Flavour::noarch) {
+  if (plan.abi_check) {
     if (auto checked = abi_check(s, v, staging); !checked) return fail(std::move(checked).error());
   }
   remove_python_caches(staging);
@@ -674,8 +637,44 @@ Result<VariantResult> build_variant(const BuildSettings& s, const PlannedVariant
     return fail(std::move(written).error());
   }
   make_writable(staging);
-  if (auto replaced = replace_directory(staging, target); !replaced) return fail(std::move(replaced).error());
-  (void)util::write_file_atomic(stamp_file, stamp);
+  if (auto replaced = replace_directory(staging, plan.target); !replaced) return fail(std::move(replaced).error());
+  return {};
+}
+
+}  // namespace
+
+Result<VariantResult> build_variant(const BuildSettings& s, const PlannedVariant& v) {
+  VariantPlan plan = plan_variant(s, v);
+  std::error_code ec;
+  fs::create_directories(plan.work, ec);
+  { std::ofstream truncate(plan.log_path, std::ios::trunc); }
+  if (s.reporter) s.reporter->stage(v.name, Stage::generate);
+
+  auto meta = base_metadata(s, v.backend, plan.ops_id);
+  if (!meta) return std::move(meta).error();
+  std::string stamp_input =
+      variant_stamp_input(s, v, plan, metadata::render_metadata(*meta), input_fingerprint(s.project));
+  auto up_to_date = [&](const std::string& input) {
+    auto previous = util::read_file(plan.stamp_file);
+    return previous && *previous == util::sha256_hex(input) && fs::exists(plan.target / "metadata.json");
+  };
+  std::optional<EarlyImportCheck> early_check;
+  auto start_early_check = [&] {
+    if (plan.early_import_check) early_check.emplace(v.toolchain->python);
+  };
+  std::optional<ArchOutput> arch;
+  if (plan.compile) {
+    auto compiled = compile_arch(s, v, plan.ops_id, plan.work, plan.log_path, stamp_input, up_to_date, start_early_check);
+    if (!compiled) return std::move(compiled).error();
+    arch = std::move(*compiled);
+  }
+  std::string stamp = util::sha256_hex(stamp_input);
+  if ((arch && arch->up_to_date) || (!arch && up_to_date(stamp_input))) {
+    if (s.reporter) s.reporter->stage(v.name, Stage::up_to_date);
+    return VariantResult::up_to_date;
+  }
+  KB_TRY(stage_variant(s, v, plan, &*meta, arch, early_check ? &*early_check : nullptr));
+  (void)util::write_file_atomic(plan.stamp_file, stamp);
   if (s.reporter) s.reporter->stage(v.name, Stage::done);
   return VariantResult::built;
 }
