@@ -38,6 +38,28 @@ def get_loaded_kernels() -> List[LoadedKernel]:
         return list(_by_path.values())
 
 
+def exec_file_module(name: str, path: Path, no_spec_message: str, package: bool = False) -> ModuleType:
+    """Executes the file `path` as the module `name` (a package whose submodules live beside it
+    when `package`), registered in `sys.modules` first as an import does. If executing it fails,
+    the half-initialised module and any submodule it imported are removed again (upstream leaves
+    them behind); `ImportError(no_spec_message)` when Python cannot make a module of the file."""
+    if package:
+        spec = importlib.util.spec_from_file_location(name, path, submodule_search_locations=[str(path.parent)])
+    else:
+        spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(no_spec_message)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        for loaded in [n for n in sys.modules if n == name or n.startswith(name + ".")]:
+            del sys.modules[loaded]
+        raise
+    return module
+
+
 def _dirty_warning(metadata: Metadata, variant_path: Path) -> None:
     provenance = metadata.provenance
     if provenance is None or not provenance.dirty:
@@ -91,20 +113,7 @@ def import_variant(variant_path: Path, repo_info: Optional[RepoInfo] = None) -> 
                 f"A kernel with ops id `{module_name}` is already loaded from `{other}`; "
                 f"refusing to load it again from `{variant_path}` (its Torch ops would be registered twice)."
             )
-        spec = importlib.util.spec_from_file_location(
-            module_name, init, submodule_search_locations=[str(init.parent)]
-        )
-        if spec is None or spec.loader is None:
-            raise ImportError(f"Cannot create a module spec for `{init}`")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[module_name] = module
-        try:
-            spec.loader.exec_module(module)
-        except BaseException:
-            # Ours removes the half-initialised module (upstream leaves it behind).
-            for name in [n for n in sys.modules if n == module_name or n.startswith(module_name + ".")]:
-                del sys.modules[name]
-            raise
+        module = exec_file_module(module_name, init, f"Cannot create a module spec for `{init}`", package=True)
         _by_path[key] = LoadedKernel(metadata=metadata, module=module, repo_info=repo_info)
         _by_id[module_name] = key
         return module

@@ -12,13 +12,9 @@
 
 #include "util/fs.h"
 #include "util/hash.h"
+#include "util/prelude.h"
 
 namespace kb::abi {
-
-namespace fs = std::filesystem;
-using util::Error;
-using util::ErrorKind;
-using util::Result;
 
 namespace {
 

@@ -14,6 +14,7 @@
 
 #include "util/embedded.h"
 #include "util/fs.h"
+#include "util/prelude.h"
 #include "util/strings.h"
 
 namespace kb::abi::data {
@@ -21,11 +22,6 @@ const std::vector<kb::util::EmbeddedFile>& embedded_files();
 }
 
 namespace kb::abi {
-
-namespace fs = std::filesystem;
-using util::Error;
-using util::ErrorKind;
-using util::Result;
 
 namespace {
 

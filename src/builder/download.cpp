@@ -7,10 +7,9 @@
 #include <memory>
 #include <mutex>
 
-namespace kb::builder {
+#include "util/prelude.h"
 
-using util::Error;
-using util::ErrorKind;
+namespace kb::builder {
 
 namespace {
 

@@ -5,6 +5,7 @@
 
 #include "util/embedded.h"
 #include "util/fs.h"
+#include "util/prelude.h"
 
 namespace kb::builder::data {
 const std::vector<kb::util::EmbeddedFile>& embedded_files();
@@ -13,9 +14,6 @@ const std::vector<kb::util::EmbeddedFile>& embedded_files();
 namespace kb::builder {
 
 using nlohmann::json;
-using util::Error;
-using util::ErrorKind;
-using util::Result;
 
 namespace {
 
@@ -97,8 +95,8 @@ Result<HeaderArchiveTable> load_header_archive_table(const std::string& override
     }
     return parse_header_archive_table(*text, "`" + override_file + "` (KERNEL_BUILDER_HEADER_ARCHIVES)");
   }
-  for (const auto& file : data::embedded_files()) {
-    if (file.path == "header-archives.json") return parse_header_archive_table(file.content, "built-in");
+  if (auto table = util::find_embedded(data::embedded_files(), "header-archives.json")) {
+    return parse_header_archive_table(*table, "built-in");
   }
   return Error("internal error: header-archives.json is not embedded");
 }

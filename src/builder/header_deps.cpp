@@ -8,14 +8,10 @@
 
 #include "builder/user_cache.h"
 #include "util/fs.h"
+#include "util/prelude.h"
 #include "util/strings.h"
 
 namespace kb::builder {
-
-namespace fs = std::filesystem;
-using util::Error;
-using util::ErrorKind;
-using util::Result;
 
 namespace {
 

@@ -14,13 +14,10 @@
 #include "builder/zip_extract.h"
 #include "util/fs.h"
 #include "util/hash.h"
+#include "util/prelude.h"
 
 namespace kb::builder {
 
-namespace fs = std::filesystem;
-using util::Error;
-using util::ErrorKind;
-using util::Result;
 using util::Status;
 
 namespace {

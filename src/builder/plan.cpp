@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <set>
 
+#include "util/prelude.h"
 #include "util/strings.h"
 #include "variant/naming.h"
 #include "variant/project_variants.h"
@@ -11,9 +12,6 @@
 namespace kb::builder {
 
 using config::Backend;
-using util::Error;
-using util::ErrorKind;
-using util::Result;
 
 namespace {
 

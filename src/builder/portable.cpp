@@ -9,15 +9,11 @@
 #include "abi/check.h"
 #include "util/fs.h"
 #include "util/hash.h"
+#include "util/prelude.h"
 #include "util/process.h"
 #include "util/strings.h"
 
 namespace kb::builder {
-
-namespace fs = std::filesystem;
-using util::Error;
-using util::ErrorKind;
-using util::Result;
 
 namespace {
 

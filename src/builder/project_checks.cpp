@@ -16,10 +16,8 @@ namespace kb::builder {
 namespace fs = std::filesystem;
 
 std::string build_script(std::string_view name) {
-  for (const auto& file : kb_build_scripts::embedded_files()) {
-    if (file.path == name) return std::string(file.content);
-  }
-  return {};
+  auto script = util::find_embedded(kb_build_scripts::embedded_files(), name);
+  return script ? std::string(*script) : std::string();
 }
 
 std::string extension_dir_name(const config::BuildConfig& config) {

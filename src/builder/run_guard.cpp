@@ -13,14 +13,11 @@
 #include <string>
 
 #include "util/fs.h"
+#include "util/prelude.h"
 #include "util/size_text.h"
 #include "util/strings.h"
 
 namespace kb::builder {
-
-namespace fs = std::filesystem;
-using util::Error;
-using util::ErrorKind;
 
 namespace {
 

@@ -5,16 +5,13 @@
 #include <cstdlib>
 
 #include "builder/plan.h"
+#include "util/prelude.h"
 #include "util/strings.h"
 #include "variant/naming.h"
 
 namespace kb::builder {
 
-namespace fs = std::filesystem;
 using config::Backend;
-using util::Error;
-using util::ErrorKind;
-using util::Result;
 
 namespace {
 

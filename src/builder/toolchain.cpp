@@ -7,24 +7,17 @@
 
 #include <nlohmann/json.hpp>
 
+#include "builder/project_checks.h"
 #include "builder/user_cache.h"
-#include "util/embedded.h"
 #include "util/fs.h"
 #include "util/hash.h"
+#include "util/prelude.h"
 #include "util/process.h"
 #include "util/strings.h"
 
-namespace kb_build_scripts {
-const std::vector<kb::util::EmbeddedFile>& embedded_files();
-}
-
 namespace kb::builder {
 
-namespace fs = std::filesystem;
 using nlohmann::json;
-using util::Error;
-using util::ErrorKind;
-using util::Result;
 
 namespace {
 
@@ -44,13 +37,6 @@ std::vector<std::string> string_list(const json& object, const char* key) {
     if (item.is_string()) out.push_back(item.get<std::string>());
   }
   return out;
-}
-
-std::string probe_script() {
-  for (const auto& file : kb_build_scripts::embedded_files()) {
-    if (file.path == "probe_toolchain.py") return std::string(file.content);
-  }
-  return {};
 }
 
 std::optional<fs::path> resolve_python(const std::string& python) {
@@ -214,7 +200,7 @@ std::string probe_cache_identity(const fs::path& interpreter) {
   // and the venv (sys.prefix) is found from the unresolved path.
   std::string identity = "kb-toolchain-probe " + std::to_string(kProbeCacheFormat) + "\n" + interpreter.string() + "\n";
   // A builder with another probe script reports other facts.
-  identity += "script " + util::sha256_hex(probe_script()) + "\n";
+  identity += "script " + util::sha256_hex(build_script("probe_toolchain.py")) + "\n";
   for (const char* name : kProbeEnvironment) {
     if (const char* value = std::getenv(name)) identity += std::string(name) + "=" + value + "\n";
   }
@@ -244,7 +230,7 @@ Result<Toolchain> probe_toolchain(const std::string& python, const fs::path& cac
     }
   }
   auto started = fs::file_time_type::clock::now();
-  auto run = util::run_process({interpreter.string(), "-c", probe_script()});
+  auto run = util::run_process({interpreter.string(), "-c", build_script("probe_toolchain.py")});
   if (!run) return std::move(run).error();
   if (!run->success()) {
     return Error(ErrorKind::process, "Cannot probe the Python interpreter `" + interpreter.string() + "`")

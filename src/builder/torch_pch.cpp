@@ -13,15 +13,11 @@
 #include "builder/user_cache.h"
 #include "util/fs.h"
 #include "util/hash.h"
+#include "util/prelude.h"
 #include "util/process.h"
 #include "util/strings.h"
 
 namespace kb::builder {
-
-namespace fs = std::filesystem;
-using util::Error;
-using util::ErrorKind;
-using util::Result;
 
 namespace {
 

@@ -10,12 +10,9 @@
 #include <memory>
 #include <vector>
 
-namespace kb::builder {
+#include "util/prelude.h"
 
-namespace fs = std::filesystem;
-using util::Error;
-using util::ErrorKind;
-using util::Result;
+namespace kb::builder {
 
 namespace {
 

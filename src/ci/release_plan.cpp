@@ -124,9 +124,7 @@ ordered_json optional_text(const std::optional<std::string>& value) {
 
 Result<const ToolchainTable*> toolchain_table() {
   static const Result<ToolchainTable> parsed = [] {
-    for (const auto& file : data::embedded_files()) {
-      if (file.path == "ci-toolchains.json") return parse_table(file.content);
-    }
+    if (auto table = util::find_embedded(data::embedded_files(), "ci-toolchains.json")) return parse_table(*table);
     return Result<ToolchainTable>(Error("internal error: ci-toolchains.json is not embedded"));
   }();
   if (!parsed) return parsed.error();

@@ -84,9 +84,8 @@ util::Result<PythonRegistry> PythonRegistry::parse(std::string_view json_text) {
 
 const PythonRegistry& PythonRegistry::embedded() {
   static const PythonRegistry registry = [] {
-    for (const auto& file : data::embedded_files()) {
-      if (file.path != "python_registry.json") continue;
-      auto parsed = parse(file.content);
+    if (auto text = util::find_embedded(data::embedded_files(), "python_registry.json")) {
+      auto parsed = parse(*text);
       if (parsed) return std::move(parsed).value();
     }
     // The registry is compiled in; failing here means the build itself is broken.

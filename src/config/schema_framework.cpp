@@ -17,10 +17,7 @@ std::optional<StableAbi> parse_stable_abi(const toml::node& node, const std::str
   if (table == nullptr || edition != Edition::v5) {
     std::vector<std::string> hints;
     if (table != nullptr) hints.emplace_back("per-backend `stable-abi` tables need `edition = 5` in [general]");
-    sink.error(node.source(),
-               "invalid type for `" + path + "`: expected " +
-                   (edition == Edition::v5 ? "string or table" : "string") + ", found " + std::string(type_name(node)),
-               std::move(hints));
+    type_error(node, path, edition == Edition::v5 ? "string or table" : "string", sink, std::move(hints));
     return std::nullopt;
   }
   StableAbi abi;

@@ -19,8 +19,7 @@ std::vector<Backend> parse_backends(const toml::node& node, const std::string& p
   std::vector<Backend> out;
   const auto* array = node.as_array();
   if (array == nullptr) {
-    sink.error(node.source(), "invalid type for `" + path + "`: expected array of strings, found " +
-                                  std::string(type_name(node)));
+    type_error(node, path, "array of strings", sink);
     return out;
   }
   for (size_t i = 0; i < array->size(); ++i) {
@@ -49,7 +48,7 @@ KernelDependency parse_kernel_dependency(const toml::node& node, const std::stri
   KernelDependency dependency;
   const auto* table = node.as_table();
   if (table == nullptr) {
-    sink.error(node.source(), "invalid type for `" + path + "`: expected table, found " + std::string(type_name(node)));
+    type_error(node, path, "table", sink);
     return dependency;
   }
   TableReader reader(*table, path, sink);
@@ -92,8 +91,7 @@ std::vector<KernelDependency> parse_kernel_depends(const toml::node& node, const
   std::vector<KernelDependency> out;
   const auto* array = node.as_array();
   if (array == nullptr) {
-    sink.error(node.source(), "invalid type for `" + path + "`: expected array of tables, found " +
-                                  std::string(type_name(node)));
+    type_error(node, path, "array of tables", sink);
     return out;
   }
   for (size_t i = 0; i < array->size(); ++i) {

@@ -126,8 +126,7 @@ std::vector<KernelUnit> parse_kernels(TableReader& root) {
     std::string name(key->str());
     const auto* table = node->as_table();
     if (table == nullptr) {
-      root.sink().error(node->source(), "invalid type for `kernel." + toml_key(name) + "`: expected table, found " +
-                                            std::string(type_name(*node)));
+      type_error(*node, "kernel." + toml_key(name), "table", root.sink());
       continue;
     }
     units.push_back(parse_kernel(name, *table, root.sink()));

@@ -51,12 +51,13 @@ std::string_view type_name(const toml::node& node) {
   return "nothing";
 }
 
-namespace {
-void type_error(const toml::node& node, const std::string& path, std::string_view expected, DiagnosticSink& sink) {
-  sink.error(node.source(), "invalid type for `" + path + "`: expected " + std::string(expected) + ", found " +
-                                std::string(type_name(node)));
+void type_error(const toml::node& node, const std::string& path, std::string_view expected, DiagnosticSink& sink,
+                std::vector<std::string> hints) {
+  sink.error(node.source(),
+             "invalid type for `" + path + "`: expected " + std::string(expected) + ", found " +
+                 std::string(type_name(node)),
+             std::move(hints));
 }
-}  // namespace
 
 std::optional<std::string> read_string(const toml::node& node, const std::string& path, DiagnosticSink& sink) {
   if (const auto* value = node.as_string()) return value->get();
@@ -163,8 +164,7 @@ const toml::table* TableReader::table(std::string_view key, bool required) {
   const toml::node* node = required ? require(key) : take(key);
   if (node == nullptr) return nullptr;
   if (const auto* sub = node->as_table()) return sub;
-  sink_.error(node->source(), "invalid type for `" + path_of(key) + "`: expected table, found " +
-                                  std::string(type_name(*node)));
+  type_error(*node, path_of(key), "table", sink_);
   return nullptr;
 }
 

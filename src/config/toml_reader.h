@@ -43,6 +43,9 @@ class DiagnosticSink {
 
 // "string", "integer", "table", ... as used in type errors.
 std::string_view type_name(const toml::node& node);
+// The error "invalid type for `<path>`: expected <expected>, found <the node's type>".
+void type_error(const toml::node& node, const std::string& path, std::string_view expected, DiagnosticSink& sink,
+                std::vector<std::string> hints = {});
 
 // Typed conversions of one node; on mismatch they record an error naming `path`.
 std::optional<std::string> read_string(const toml::node& node, const std::string& path, DiagnosticSink& sink);

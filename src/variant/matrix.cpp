@@ -119,9 +119,7 @@ util::Result<Matrix> parse_matrix(std::string_view json_text) {
 
 util::Result<Matrix> reference_matrix() {
   static const util::Result<Matrix> parsed = [] {
-    for (const auto& file : data::embedded_files()) {
-      if (file.path == "variant-matrix.json") return parse_matrix(file.content);
-    }
+    if (auto matrix = util::find_embedded(data::embedded_files(), "variant-matrix.json")) return parse_matrix(*matrix);
     return util::Result<Matrix>(util::Error("internal error: variant-matrix.json is not embedded"));
   }();
   return parsed;

@@ -5,14 +5,13 @@ attribute (inherited ones too), in name order."""
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import inspect
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 from typing import List
 
+from kernels._importer import exec_file_module
 from kernels.benchmark import Benchmark
 
 PREFIX = "benchmark_"
@@ -49,17 +48,7 @@ def scripts_sha256(scripts: List[Path]) -> str:
 
 def import_script(path: Path, index: int) -> ModuleType:
     name = f"kernels_benchmark_script_{index}_{path.stem}"
-    spec = importlib.util.spec_from_file_location(name, path)
-    if spec is None or spec.loader is None:
-        raise ImportError(f"Cannot import benchmark script `{path}`")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    try:
-        spec.loader.exec_module(module)
-    except BaseException:
-        del sys.modules[name]
-        raise
-    return module
+    return exec_file_module(name, path, f"Cannot import benchmark script `{path}`")
 
 
 def workloads(module: ModuleType) -> List[Workload]:

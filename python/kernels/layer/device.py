@@ -21,34 +21,34 @@ DEVICE_BACKENDS = {
 SUPPORTED_DEVICE_TYPES = tuple(sorted(DEVICE_BACKENDS))
 
 
-def _check_capability_range(cls_name: str, min_capability: object, max_capability: object) -> None:
-    for name, value in (("min_capability", min_capability), ("max_capability", max_capability)):
-        if not isinstance(value, int) or isinstance(value, bool):
-            raise TypeError(f"{cls_name}.{name} must be an int (major * 10 + minor), not {value!r}")
-    if min_capability > max_capability:  # type: ignore[operator]
-        raise ValueError(f"min_capability ({min_capability}) must be <= max_capability ({max_capability})")
+@dataclass(frozen=True)
+class _CapabilityRange:
+    """Capabilities `[min_capability, max_capability]` (inclusive; major * 10 + minor), checked on
+    construction; the subclasses say which devices' capabilities they are."""
+
+    min_capability: int
+    max_capability: int
+
+    def __post_init__(self) -> None:
+        cls_name = type(self).__name__
+        for name in ("min_capability", "max_capability"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool):
+                raise TypeError(f"{cls_name}.{name} must be an int (major * 10 + minor), not {value!r}")
+        if self.min_capability > self.max_capability:
+            raise ValueError(
+                f"min_capability ({self.min_capability}) must be <= max_capability ({self.max_capability})"
+            )
 
 
 @dataclass(frozen=True)
-class CUDAProperties:
+class CUDAProperties(_CapabilityRange):
     """CUDA compute capabilities `[min_capability, max_capability]` (inclusive; 75 is 7.5)."""
 
-    min_capability: int
-    max_capability: int
-
-    def __post_init__(self) -> None:
-        _check_capability_range("CUDAProperties", self.min_capability, self.max_capability)
-
 
 @dataclass(frozen=True)
-class ROCMProperties:
+class ROCMProperties(_CapabilityRange):
     """ROCm capabilities `[min_capability, max_capability]` (inclusive; 115 is gfx1151's 11.5)."""
-
-    min_capability: int
-    max_capability: int
-
-    def __post_init__(self) -> None:
-        _check_capability_range("ROCMProperties", self.min_capability, self.max_capability)
 
 
 @dataclass(frozen=True)

@@ -237,6 +237,13 @@ util::Result<HttpResponse> HttpClient::send_with_retries(const HttpRequest& requ
 
 util::Result<HttpResponse> HttpClient::send(const HttpRequest& request) { return send_with_retries(request, nullptr); }
 
+util::Result<HttpResponse> HttpClient::send_expecting_ok(const HttpRequest& request, const std::string& what) {
+  auto response = send(request);
+  if (!response) return response;
+  if (response->status != 200) return http_error(*response, what);
+  return response;
+}
+
 util::Result<HttpResponse> HttpClient::send_streaming(const HttpRequest& request,
                                                       const std::function<bool(std::string_view)>& on_body) {
   return send_with_retries(request, &on_body);

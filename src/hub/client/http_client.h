@@ -65,6 +65,8 @@ class HttpClient {
 
   // Sends with retries and redirects; the body of any status is returned in the response.
   util::Result<HttpResponse> send(const HttpRequest& request);
+  // Like send, but an answer other than 200 is the error http_error(response, what).
+  util::Result<HttpResponse> send_expecting_ok(const HttpRequest& request, const std::string& what);
   // Like send, but a 2xx body is passed to `on_body` as it arrives (not retried once started).
   util::Result<HttpResponse> send_streaming(const HttpRequest& request,
                                             const std::function<bool(std::string_view)>& on_body);

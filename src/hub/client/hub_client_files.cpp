@@ -33,9 +33,8 @@ FileMetadata metadata_of(const HttpResponse& response) {
 
 util::Result<FileMetadata> HubClient::file_metadata(const RepoRef& repo, const std::string& revision,
                                                     const std::string& path) {
-  auto response = http_.send({"HEAD", resolve_url(repo, revision, path), {{"Accept-Encoding", "identity"}}, {}, {}, {}});
+  auto response = http_.send_expecting_ok({"HEAD", resolve_url(repo, revision, path), {{"Accept-Encoding", "identity"}}, {}, {}, {}}, "file lookup of `" + path + "`");
   if (!response) return std::move(response).error();
-  if (response->status != 200) return http_.http_error(*response, "file lookup of `" + path + "`");
   return metadata_of(*response);
 }
 

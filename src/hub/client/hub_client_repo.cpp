@@ -95,9 +95,8 @@ std::string HubClient::resolve_url(const RepoRef& repo, const std::string& revis
 }
 
 util::Result<WhoAmI> HubClient::whoami() {
-  auto response = http_.send({"GET", settings().endpoint + "/api/whoami-v2", {}, {}, {}, {}});
+  auto response = http_.send_expecting_ok({"GET", settings().endpoint + "/api/whoami-v2", {}, {}, {}, {}}, "whoami");
   if (!response) return std::move(response).error();
-  if (response->status != 200) return http_.http_error(*response, "whoami");
   auto body = json_body(*response);
   if (!body) return std::move(body).error();
   WhoAmI who;
@@ -121,9 +120,9 @@ util::Result<std::string> HubClient::create_repo(const RepoRef& repo, bool is_pr
 }
 
 util::Result<RepoRefs> HubClient::list_refs(const RepoRef& repo, bool include_prs) {
-  auto response = http_.send({"GET", api_url(repo, "/refs") + (include_prs ? "?include_prs=1" : ""), {}, {}, {}, {}});
+  auto response =
+      http_.send_expecting_ok({"GET", api_url(repo, "/refs") + (include_prs ? "?include_prs=1" : ""), {}, {}, {}, {}}, "listing refs");
   if (!response) return std::move(response).error();
-  if (response->status != 200) return http_.http_error(*response, "listing refs");
   auto body = json_body(*response);
   if (!body) return std::move(body).error();
   RepoRefs refs;
@@ -140,10 +139,9 @@ util::Status HubClient::create_branch(const RepoRef& repo, const std::string& br
                                       const std::optional<std::string>& starting_point) {
   json payload = json::object();
   if (starting_point) payload["startingPoint"] = *starting_point;
-  auto response = http_.send({"POST", api_url(repo, "/branch/" + encode_revision(branch)),
-                              {{"Content-Type", "application/json"}}, payload.dump(), {}, {}});
+  auto response = http_.send_expecting_ok({"POST", api_url(repo, "/branch/" + encode_revision(branch)),
+                              {{"Content-Type", "application/json"}}, payload.dump(), {}, {}}, "branch creation");
   if (!response) return std::move(response).error();
-  if (response->status != 200) return http_.http_error(*response, "branch creation");
   return {};
 }
 
@@ -153,9 +151,8 @@ util::Result<std::vector<TreeItem>> HubClient::list_tree(const RepoRef& repo, co
                     "?recursive=" + (recursive ? "true" : "false") + "&expand=false";
   std::vector<TreeItem> items;
   for (int page = 0; page < 100000; ++page) {
-    auto response = http_.send({"GET", url, {}, {}, {}, {}});
+    auto response = http_.send_expecting_ok({"GET", url, {}, {}, {}, {}}, "listing files");
     if (!response) return std::move(response).error();
-    if (response->status != 200) return http_.http_error(*response, "listing files");
     auto body = json_body(*response);
     if (!body) return std::move(body).error();
     for (const auto& e : *body) {
@@ -175,9 +172,8 @@ util::Result<std::vector<TreeItem>> HubClient::list_tree(const RepoRef& repo, co
 }
 
 util::Result<RevisionInfo> HubClient::revision_info(const RepoRef& repo, const std::string& revision) {
-  auto response = http_.send({"GET", api_url(repo, "/revision/" + encode_revision(revision)), {}, {}, {}, {}});
+  auto response = http_.send_expecting_ok({"GET", api_url(repo, "/revision/" + encode_revision(revision)), {}, {}, {}, {}}, "revision lookup");
   if (!response) return std::move(response).error();
-  if (response->status != 200) return http_.http_error(*response, "revision lookup");
   auto body = json_body(*response);
   if (!body) return std::move(body).error();
   RevisionInfo info;

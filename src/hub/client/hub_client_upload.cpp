@@ -26,9 +26,8 @@ util::Result<std::vector<PreuploadAnswer>> HubClient::preupload(const RepoRef& r
       list.push_back({{"path", files[i].path}, {"size", files[i].size}, {"sample", util::base64_encode(files[i].sample)}});
     }
     std::string url = api_url(repo, "/preupload/" + encode_revision(revision)) + (create_pr ? "?create_pr=1" : "");
-    auto response = http_.send({"POST", url, {{"Content-Type", "application/json"}}, json{{"files", list}}.dump(), {}, {}});
+    auto response = http_.send_expecting_ok({"POST", url, {{"Content-Type", "application/json"}}, json{{"files", list}}.dump(), {}, {}}, "pre-upload");
     if (!response) return std::move(response).error();
-    if (response->status != 200) return http_.http_error(*response, "pre-upload");
     json body = json::parse(response->body, nullptr, false);
     if (body.is_discarded() || !body.contains("files")) {
       return util::Error(util::ErrorKind::network, "Invalid pre-upload response from " + response->url);
@@ -63,12 +62,11 @@ util::Status HubClient::upload_lfs(const RepoRef& repo, const std::string& revis
     json payload = {{"operation", "upload"}, {"transfers", {"basic"}}, {"objects", list},
                     {"hash_algo", "sha256"}, {"ref", {{"name", revision}}}};
     std::string url = settings().endpoint + "/" + repo.web_prefix() + repo.id + ".git/info/lfs/objects/batch";
-    auto response = http_.send({"POST", url,
+    auto response = http_.send_expecting_ok({"POST", url,
                                 {{"Accept", "application/vnd.git-lfs+json"},
                                  {"Content-Type", "application/vnd.git-lfs+json"}},
-                                payload.dump(), {}, {}});
+                                payload.dump(), {}, {}}, "LFS batch");
     if (!response) return std::move(response).error();
-    if (response->status != 200) return http_.http_error(*response, "LFS batch");
     json body = json::parse(response->body, nullptr, false);
     if (body.is_discarded() || !body.contains("objects")) {
       return util::Error(util::ErrorKind::network, "Invalid LFS batch response from " + response->url);
@@ -102,10 +100,9 @@ util::Status HubClient::upload_lfs(const RepoRef& repo, const std::string& revis
     if (response->status < 200 || response->status >= 300) return http_.http_error(*response, "LFS upload");
     if (!action.verify_href.empty()) {
       json verify = {{"oid", action.object->sha256}, {"size", action.object->size}};
-      auto verified = http_.send({"POST", action.verify_href, {{"Content-Type", "application/vnd.git-lfs+json"}},
-                                  verify.dump(), {}, {}});
+      auto verified = http_.send_expecting_ok({"POST", action.verify_href, {{"Content-Type", "application/vnd.git-lfs+json"}},
+                                  verify.dump(), {}, {}}, "LFS verify");
       if (!verified) return std::move(verified).error();
-      if (verified->status != 200) return http_.http_error(*verified, "LFS verify");
     }
     if (progress) progress(++done, actions.size());
     return {};
@@ -143,9 +140,8 @@ util::Result<CommitResponse> HubClient::commit(const RepoRef& repo, const std::s
     payload += line.dump() + "\n";
   }
   std::string url = api_url(repo, "/commit/" + encode_revision(revision)) + (create_pr ? "?create_pr=1" : "");
-  auto response = http_.send({"POST", url, {{"Content-Type", "application/x-ndjson"}}, payload, {}, {}});
+  auto response = http_.send_expecting_ok({"POST", url, {{"Content-Type", "application/x-ndjson"}}, payload, {}, {}}, "commit");
   if (!response) return std::move(response).error();
-  if (response->status != 200) return http_.http_error(*response, "commit");
   json body = json::parse(response->body, nullptr, false);
   if (body.is_discarded()) return util::Error(util::ErrorKind::network, "Invalid commit response from " + response->url);
   CommitResponse result;

@@ -44,10 +44,7 @@ class Fields {
   }
 
   util::Result<std::string> string(const std::string& key) const {
-    auto value = optional_string(key);
-    if (!value) return std::move(value).error();
-    if (!*value) return field_error(name(key), "required string is missing");
-    return std::move(**value);
+    return required(optional_string(key), key, "string");
   }
 
   util::Result<std::optional<double>> optional_number(const std::string& key) const {
@@ -60,12 +57,7 @@ class Fields {
     return std::optional<double>(number);
   }
 
-  util::Result<double> number(const std::string& key) const {
-    auto value = optional_number(key);
-    if (!value) return std::move(value).error();
-    if (!*value) return field_error(name(key), "required number is missing");
-    return **value;
-  }
+  util::Result<double> number(const std::string& key) const { return required(optional_number(key), key, "number"); }
 
   util::Result<int64_t> integer(const std::string& key, int64_t minimum) const {
     const json* value = find(key);
@@ -90,13 +82,23 @@ class Fields {
     return std::optional<bool>(value->get<bool>());
   }
 
-  util::Result<Fields> object(const std::string& key) const {
+  // The member `key`, an object, read by `parse` (a function of its Fields).
+  template <typename Parse>
+  auto object(const std::string& key, Parse parse) const -> decltype(parse(*this)) {
     const json* value = find(key);
     if (!value || !value->is_object()) return field_error(name(key), "expected an object");
-    return Fields(*value, name(key));
+    return parse(Fields(*value, name(key)));
   }
 
  private:
+  // The value of an optional_* reader, which must be present.
+  template <typename T>
+  util::Result<T> required(util::Result<std::optional<T>> value, const std::string& key, const std::string& what) const {
+    if (!value) return std::move(value).error();
+    if (!*value) return field_error(name(key), "required " + what + " is missing");
+    return std::move(**value);
+  }
+
   const json& object_;
   std::string where_;
 };
@@ -225,18 +227,10 @@ util::Result<BenchmarkRun> parse_benchmark_run(std::string_view body) {
   if (format != kBenchmarkFormat) return field_error("format", "expected \"" + std::string(kBenchmarkFormat) + "\"");
 
   BenchmarkRun run;
-  auto kernel = top.object("kernel");
-  if (!kernel) return std::move(kernel).error();
-  KB_FIELD(run.kernel, parse_kernel(*kernel));
-  auto machine = top.object("machine");
-  if (!machine) return std::move(machine).error();
-  KB_FIELD(run.machine, parse_machine(*machine));
-  auto settings = top.object("settings");
-  if (!settings) return std::move(settings).error();
-  KB_FIELD(run.settings, parse_settings(*settings));
-  auto device = top.object("device");
-  if (!device) return std::move(device).error();
-  KB_FIELD(run.device, parse_device(*device));
+  KB_FIELD(run.kernel, top.object("kernel", parse_kernel));
+  KB_FIELD(run.machine, top.object("machine", parse_machine));
+  KB_FIELD(run.settings, top.object("settings", parse_settings));
+  KB_FIELD(run.device, top.object("device", parse_device));
 
   auto results = doc.find("results");
   if (results == doc.end() || !results->is_array()) return field_error("results", "expected an array");

@@ -136,11 +136,9 @@ void HubService::paths_info(const httplib::Request& request, httplib::Response& 
   }
   auto parsed = protocol::parse_paths_info(body);
   if (!parsed) return reply_error(response, 400, "", parsed.error().message);
-  auto id = store_.resolve(target.repo, revision);
-  if (!id.ok()) return reply_error(response, id.error());
-  auto loaded = store_.load_commit(target.repo, *id);
-  if (!loaded.ok()) return reply_error(response, loaded.error());
-  const storage::Commit& commit = **loaded;
+  auto at = store_.commit_at(target.repo, revision);
+  if (!at.ok()) return reply_error(response, at.error());
+  const storage::Commit& commit = *at->commit;
   json out = json::array();
   for (std::string path : parsed->paths) {
     while (!path.empty() && path.back() == '/') path.pop_back();
@@ -155,7 +153,7 @@ void HubService::paths_info(const httplib::Request& request, httplib::Response& 
     } else {
       continue;  // missing paths are left out, as on huggingface.co
     }
-    if (parsed->expand) entry["lastCommit"] = {{"id", *id}, {"title", commit.message}, {"date", commit.time}};
+    if (parsed->expand) entry["lastCommit"] = {{"id", at->id}, {"title", commit.message}, {"date", commit.time}};
     out.push_back(std::move(entry));
   }
   reply_json(response, 200, out);

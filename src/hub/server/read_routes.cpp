@@ -29,6 +29,14 @@ constexpr size_t kTreeExpandPageSize = 50;
 
 std::string etag_of(const storage::TreeEntry& entry) { return entry.lfs ? entry.sha256 : entry.oid; }
 
+// The revision and the directory (without a trailing '/') that a tree or bulk URL names.
+std::pair<std::string, std::string> revision_and_directory(const std::vector<std::string>& rest) {
+  auto [revision, path_index] = split_revision(rest, 1);
+  std::string dir = decoded_path(rest, path_index);
+  while (!dir.empty() && dir.back() == '/') dir.pop_back();
+  return {revision, dir};
+}
+
 }  // namespace
 
 json tree_file_entry(const std::string& path, const storage::TreeEntry& entry, const std::optional<std::string>& xet_hash) {
@@ -133,14 +141,10 @@ void HubService::revision_info(const httplib::Request& request, httplib::Respons
 
 void HubService::tree(const httplib::Request& request, httplib::Response& response, const RepoRequest& target) {
   if (!authorize(request, response, target.repo, Access::read)) return;
-  auto [revision, path_index] = split_revision(target.rest, 1);
-  std::string dir = decoded_path(target.rest, path_index);
-  while (!dir.empty() && dir.back() == '/') dir.pop_back();
-  auto id = store_.resolve(target.repo, revision);
-  if (!id.ok()) return reply_error(response, id.error());
-  auto loaded = store_.load_commit(target.repo, *id);
-  if (!loaded.ok()) return reply_error(response, loaded.error());
-  const storage::Commit& commit = **loaded;
+  auto [revision, dir] = revision_and_directory(target.rest);
+  auto at = store_.commit_at(target.repo, revision);
+  if (!at.ok()) return reply_error(response, at.error());
+  const storage::Commit& commit = *at->commit;
   bool recursive = bool_param(request, "recursive");
   bool expand = bool_param(request, "expand");
 
@@ -159,7 +163,7 @@ void HubService::tree(const httplib::Request& request, httplib::Response& respon
     files.emplace_back(it->first, &it->second);
   }
   if (!dir.empty() && files.empty() && directories.empty()) {
-    response.set_header("X-Repo-Commit", *id);
+    response.set_header("X-Repo-Commit", at->id);
     return reply_error(response, 404, protocol::error_code::kEntryNotFound, "Path `" + dir + "` not found at revision " + revision);
   }
   size_t total = directories.size() + files.size();
@@ -185,7 +189,7 @@ void HubService::tree(const httplib::Request& request, httplib::Response& respon
   for (const auto& [path, entry] : files) {
     if (index >= start && index < start + page) {
       json e = tree_file_entry(path, *entry, entry->lfs ? store_.xet().file_for_sha256(entry->sha256) : std::nullopt);
-      if (expand) e["lastCommit"] = {{"id", *id}, {"title", commit.message}, {"date", commit.time}};
+      if (expand) e["lastCommit"] = {{"id", at->id}, {"title", commit.message}, {"date", commit.time}};
       body.push_back(std::move(e));
     }
     ++index;
@@ -203,13 +207,11 @@ void HubService::resolve(const httplib::Request& request, httplib::Response& res
   if (!authorize(request, response, target.repo, Access::download)) return;
   auto [revision, path_index] = split_revision(target.rest, 1);
   std::string path = decoded_path(target.rest, path_index);
-  auto id = store_.resolve(target.repo, revision);
-  if (!id.ok()) return reply_error(response, id.error());
-  auto loaded = store_.load_commit(target.repo, *id);
-  if (!loaded.ok()) return reply_error(response, loaded.error());
-  response.set_header("X-Repo-Commit", *id);
-  auto it = (*loaded)->tree.find(path);
-  if (it == (*loaded)->tree.end()) {
+  auto at = store_.commit_at(target.repo, revision);
+  if (!at.ok()) return reply_error(response, at.error());
+  response.set_header("X-Repo-Commit", at->id);
+  auto it = at->commit->tree.find(path);
+  if (it == at->commit->tree.end()) {
     return reply_error(response, 404, protocol::error_code::kEntryNotFound, "Entry not found: " + path);
   }
   const storage::TreeEntry& entry = it->second;
@@ -218,7 +220,7 @@ void HubService::resolve(const httplib::Request& request, httplib::Response& res
   response.set_header("X-Linked-Etag", etag);
   response.set_header("X-Linked-Size", std::to_string(entry.size));
   response.set_header("Accept-Ranges", "bytes");
-  xet_resolve_headers(request, response, target, *id, entry);
+  xet_resolve_headers(request, response, target, at->id, entry);
   // A file uploaded through Xet is stored as xorbs only: served by reconstruction.
   if (!store_.objects().contains(entry.sha256)) return serve_xet_content(response, path, entry);
   auto file = std::make_shared<OpenFile>(store_.objects().path_of(entry.sha256));
@@ -242,15 +244,11 @@ void HubService::resolve(const httplib::Request& request, httplib::Response& res
 
 void HubService::bulk(const httplib::Request& request, httplib::Response& response, const RepoRequest& target) {
   if (!authorize(request, response, target.repo, Access::download)) return;
-  auto [revision, path_index] = split_revision(target.rest, 1);
-  std::string dir = decoded_path(target.rest, path_index);
-  while (!dir.empty() && dir.back() == '/') dir.pop_back();
-  auto id = store_.resolve(target.repo, revision);
-  if (!id.ok()) return reply_error(response, id.error());
-  auto loaded = store_.load_commit(target.repo, *id);
-  if (!loaded.ok()) return reply_error(response, loaded.error());
-  response.set_header("X-Repo-Commit", *id);
-  auto commit = *loaded;
+  auto [revision, dir] = revision_and_directory(target.rest);
+  auto at = store_.commit_at(target.repo, revision);
+  if (!at.ok()) return reply_error(response, at.error());
+  response.set_header("X-Repo-Commit", at->id);
+  const auto& commit = at->commit;
   std::vector<BulkEntry> entries;
   std::string prefix = dir.empty() ? "" : dir + "/";
   for (auto it = commit->tree.lower_bound(prefix); it != commit->tree.end() && it->first.rfind(prefix, 0) == 0; ++it) {

@@ -88,43 +88,48 @@ util::Status Accounts::save(const AccountsSnapshot& snapshot) const {
   return util::write_file_atomic(file_, doc.dump(2) + "\n");
 }
 
-util::Status Accounts::add_org(const std::string& name, bool trusted) {
-  if (!RepoStore::valid_name(name)) return util::Error(util::ErrorKind::usage, "Invalid organization name `" + name + "`");
+template <typename Edit>
+auto Accounts::edit_account(const std::string& name, bool org, Edit edit) {
+  using Answer = decltype(edit(std::declval<AccountsSnapshot&>()));
+  if (!RepoStore::valid_name(name)) {
+    return Answer(util::Error(util::ErrorKind::usage, std::string("Invalid ") + (org ? "organization" : "user") +
+                                                          " name `" + name + "`"));
+  }
   std::error_code ec;
   fs::create_directories(file_.parent_path(), ec);
   FileLock lock(file_.parent_path() / "accounts.lock");
   auto snapshot = load();
-  if (!snapshot) return snapshot.error();
-  if (snapshot->users.count(name)) {
-    return util::Error(util::ErrorKind::usage, "`" + name + "` is already a user name");
+  if (!snapshot) return Answer(snapshot.error());
+  if (org ? snapshot->users.count(name) > 0 : snapshot->orgs.count(name) > 0) {
+    return Answer(util::Error(util::ErrorKind::usage,
+                              "`" + name + "` is already " + (org ? "a user name" : "an organization name")));
   }
-  snapshot->orgs[name] = Organization{name, trusted};
-  return save(*snapshot);
+  return edit(*snapshot);
+}
+
+util::Status Accounts::add_org(const std::string& name, bool trusted) {
+  return edit_account(name, true, [&](AccountsSnapshot& snapshot) -> util::Status {
+    snapshot.orgs[name] = Organization{name, trusted};
+    return save(snapshot);
+  });
 }
 
 util::Result<std::string> Accounts::add_user(const std::string& name, const std::vector<std::string>& orgs) {
-  if (!RepoStore::valid_name(name)) return util::Error(util::ErrorKind::usage, "Invalid user name `" + name + "`");
-  std::error_code ec;
-  fs::create_directories(file_.parent_path(), ec);
-  FileLock lock(file_.parent_path() / "accounts.lock");
-  auto snapshot = load();
-  if (!snapshot) return snapshot.error();
-  if (snapshot->orgs.count(name)) {
-    return util::Error(util::ErrorKind::usage, "`" + name + "` is already an organization name");
-  }
-  User& user = snapshot->users[name];
-  user.name = name;
-  for (const auto& org : orgs) {
-    if (!snapshot->orgs.count(org)) {
-      return util::Error(util::ErrorKind::usage, "Unknown organization `" + org + "`")
-          .with_hint("create it first with `kernel-hub org add " + org + " --root <DIR>`");
+  return edit_account(name, false, [&](AccountsSnapshot& snapshot) -> util::Result<std::string> {
+    User& user = snapshot.users[name];
+    user.name = name;
+    for (const auto& org : orgs) {
+      if (!snapshot.orgs.count(org)) {
+        return util::Error(util::ErrorKind::usage, "Unknown organization `" + org + "`")
+            .with_hint("create it first with `kernel-hub org add " + org + " --root <DIR>`");
+      }
+      if (std::find(user.orgs.begin(), user.orgs.end(), org) == user.orgs.end()) user.orgs.push_back(org);
     }
-    if (std::find(user.orgs.begin(), user.orgs.end(), org) == user.orgs.end()) user.orgs.push_back(org);
-  }
-  std::string token = new_token();
-  user.token_digests.push_back(util::sha256_hex(token));
-  KB_TRY(save(*snapshot));
-  return token;
+    std::string token = new_token();
+    user.token_digests.push_back(util::sha256_hex(token));
+    KB_TRY(save(snapshot));
+    return token;
+  });
 }
 
 void Accounts::refresh() {

@@ -50,6 +50,11 @@ class Accounts {
  private:
   util::Result<AccountsSnapshot> load() const;
   util::Status save(const AccountsSnapshot& snapshot) const;
+  // Runs `edit(snapshot)` for the organization (`org`) or user `name` on the accounts read under
+  // the accounts lock, once `name` is known to be a valid name that no account of the other kind
+  // has (organizations and users share one namespace); returns what `edit` returns.
+  template <typename Edit>
+  auto edit_account(const std::string& name, bool org, Edit edit);
   void refresh();
 
   std::filesystem::path file_;

@@ -72,6 +72,18 @@ class RepoStore::WriteLock {
   int fd_ = -1;
 };
 
+template <typename Edit>
+auto RepoStore::edit_refs(const RepoId& repo, Edit edit) {
+  using Answer = decltype(edit(std::declval<const fs::path&>(), std::declval<Refs&>()));
+  auto info = repo_info(repo);
+  if (!info.ok()) return Answer(info.error());
+  fs::path dir = repo_dir(repo);
+  WriteLock lock(repo_mutex(dir.string()), dir / "lock");
+  auto current = read_refs(dir);
+  if (!current.ok()) return Answer(current.error());
+  return edit(dir, *current);
+}
+
 RepoStore::RepoStore(fs::path root)
     : root_(std::move(root)), objects_(root_), xet_(root_), ownership_(root_ / "repos") {}
 
@@ -249,27 +261,31 @@ util::Result<std::shared_ptr<const Commit>> RepoStore::load_commit(const RepoId&
   return commit;
 }
 
+util::Result<RepoStore::RevisionCommit> RepoStore::commit_at(const RepoId& repo, const std::string& revision) const {
+  auto id = resolve(repo, revision);
+  if (!id.ok()) return id.error();
+  auto commit = load_commit(repo, *id);
+  if (!commit.ok()) return commit.error();
+  return RevisionCommit{std::move(*id), std::move(*commit)};
+}
+
 util::Result<std::string> RepoStore::create_branch(const RepoId& repo, const std::string& branch,
                                               const std::string& starting_point) {
-  auto info = repo_info(repo);
-  if (!info.ok()) return info.error();
-  if (auto s = protocol::check_ref_name(branch); !s) return invalid_request(s.error().message);
-  fs::path dir = repo_dir(repo);
-  WriteLock lock(repo_mutex(dir.string()), dir / "lock");
-  auto current = read_refs(dir);
-  if (!current.ok()) return current.error();
-  if (current->branches.count(branch)) return conflict("Reference already exists");
-  // Branch names form a folder tree (git stores refs as files): `v1` and `v1/x` cannot both exist.
-  for (const auto& [existing, commit] : current->branches) {
-    if (branch.rfind(existing + "/", 0) == 0 || existing.rfind(branch + "/", 0) == 0) {
-      return conflict("Branch `" + branch + "` conflicts with existing branch `" + existing + "`");
+  return edit_refs(repo, [&](const fs::path& dir, Refs& refs) -> util::Result<std::string> {
+    if (auto s = protocol::check_ref_name(branch); !s) return invalid_request(s.error().message);
+    if (refs.branches.count(branch)) return conflict("Reference already exists");
+    // Branch names form a folder tree (git stores refs as files): `v1` and `v1/x` cannot both exist.
+    for (const auto& [existing, commit] : refs.branches) {
+      if (branch.rfind(existing + "/", 0) == 0 || existing.rfind(branch + "/", 0) == 0) {
+        return conflict("Branch `" + branch + "` conflicts with existing branch `" + existing + "`");
+      }
     }
-  }
-  auto start = resolve(repo, starting_point);
-  if (!start.ok()) return start.error();
-  current->branches[branch] = *start;
-  if (auto s = write_refs(dir, *current); !s) return storage_failure(s.error().message);
-  return *start;
+    auto start = resolve(repo, starting_point);
+    if (!start.ok()) return start.error();
+    refs.branches[branch] = *start;
+    if (auto s = write_refs(dir, refs); !s) return storage_failure(s.error().message);
+    return *start;
+  });
 }
 
 util::Result<CommitResult> RepoStore::commit(const RepoId& repo, const CommitRequest& request) {
@@ -371,52 +387,40 @@ util::Result<CommitResult> RepoStore::commit(const RepoId& repo, const CommitReq
 // ---- Administration: branches, tags, settings, deletion, history, discussions.
 
 util::Result<std::string> RepoStore::delete_branch(const RepoId& repo, const std::string& branch) {
-  auto info = repo_info(repo);
-  if (!info.ok()) return info.error();
-  std::string name = branch_name(branch);
-  if (name == "main") return forbidden("Cannot delete the default branch `main`");
-  fs::path dir = repo_dir(repo);
-  WriteLock lock(repo_mutex(dir.string()), dir / "lock");
-  auto current = read_refs(dir);
-  if (!current.ok()) return current.error();
-  auto it = current->branches.find(name);
-  if (it == current->branches.end()) return revision_not_found("Invalid rev id: " + branch);
-  std::string head = it->second;
-  current->branches.erase(it);
-  if (auto s = write_refs(dir, *current); !s) return storage_failure(s.error().message);
-  return head;
+  return edit_refs(repo, [&](const fs::path& dir, Refs& refs) -> util::Result<std::string> {
+    std::string name = branch_name(branch);
+    if (name == "main") return forbidden("Cannot delete the default branch `main`");
+    auto it = refs.branches.find(name);
+    if (it == refs.branches.end()) return revision_not_found("Invalid rev id: " + branch);
+    std::string head = it->second;
+    refs.branches.erase(it);
+    if (auto s = write_refs(dir, refs); !s) return storage_failure(s.error().message);
+    return head;
+  });
 }
 
 util::Result<std::string> RepoStore::create_tag(const RepoId& repo, const std::string& tag, const std::string& revision) {
-  auto info = repo_info(repo);
-  if (!info.ok()) return info.error();
-  std::string name = tag_name(tag);
-  if (auto s = protocol::check_ref_name(name); !s) return invalid_request(s.error().message);
-  fs::path dir = repo_dir(repo);
-  WriteLock lock(repo_mutex(dir.string()), dir / "lock");
-  auto current = read_refs(dir);
-  if (!current.ok()) return current.error();
-  if (current->tags.count(name)) return conflict("Tag `" + name + "` already exists");
-  auto target = resolve(repo, revision);
-  if (!target.ok()) return target.error();
-  current->tags[name] = *target;
-  if (auto s = write_refs(dir, *current); !s) return storage_failure(s.error().message);
-  return *target;
+  return edit_refs(repo, [&](const fs::path& dir, Refs& refs) -> util::Result<std::string> {
+    std::string name = tag_name(tag);
+    if (auto s = protocol::check_ref_name(name); !s) return invalid_request(s.error().message);
+    if (refs.tags.count(name)) return conflict("Tag `" + name + "` already exists");
+    auto target = resolve(repo, revision);
+    if (!target.ok()) return target.error();
+    refs.tags[name] = *target;
+    if (auto s = write_refs(dir, refs); !s) return storage_failure(s.error().message);
+    return *target;
+  });
 }
 
 util::Result<std::string> RepoStore::delete_tag(const RepoId& repo, const std::string& tag) {
-  auto info = repo_info(repo);
-  if (!info.ok()) return info.error();
-  fs::path dir = repo_dir(repo);
-  WriteLock lock(repo_mutex(dir.string()), dir / "lock");
-  auto current = read_refs(dir);
-  if (!current.ok()) return current.error();
-  auto it = current->tags.find(tag_name(tag));
-  if (it == current->tags.end()) return revision_not_found("Invalid rev id: " + tag);
-  std::string target = it->second;
-  current->tags.erase(it);
-  if (auto s = write_refs(dir, *current); !s) return storage_failure(s.error().message);
-  return target;
+  return edit_refs(repo, [&](const fs::path& dir, Refs& refs) -> util::Result<std::string> {
+    auto it = refs.tags.find(tag_name(tag));
+    if (it == refs.tags.end()) return revision_not_found("Invalid rev id: " + tag);
+    std::string target = it->second;
+    refs.tags.erase(it);
+    if (auto s = write_refs(dir, refs); !s) return storage_failure(s.error().message);
+    return target;
+  });
 }
 
 util::Result<RepoInfo> RepoStore::update_settings(const RepoId& repo, std::optional<bool> is_private,
@@ -545,31 +549,27 @@ util::Result<Discussion> RepoStore::discussion(const RepoId& repo, int num) cons
 }
 
 util::Result<Discussion> RepoStore::open_discussion(const RepoId& repo, Discussion discussion) {
-  auto info = repo_info(repo);
-  if (!info.ok()) return info.error();
-  fs::path dir = repo_dir(repo);
-  WriteLock lock(repo_mutex(dir.string()), dir / "lock");
-  auto current = read_refs(dir);
-  if (!current.ok()) return current.error();
-  auto all = read_discussions(dir);
-  if (!all.ok()) return all.error();
-  discussion.num = next_number(*current, *all);
-  discussion.created = now_iso8601();
-  std::string head;
-  if (discussion.pull_request) {
-    auto it = current->branches.find(discussion.base);
-    if (it == current->branches.end()) {
-      return revision_not_found("Invalid rev id: " + discussion.base);
+  return edit_refs(repo, [&](const fs::path& dir, Refs& refs) -> util::Result<Discussion> {
+    auto all = read_discussions(dir);
+    if (!all.ok()) return all.error();
+    discussion.num = next_number(refs, *all);
+    discussion.created = now_iso8601();
+    std::string head;
+    if (discussion.pull_request) {
+      auto it = refs.branches.find(discussion.base);
+      if (it == refs.branches.end()) {
+        return revision_not_found("Invalid rev id: " + discussion.base);
+      }
+      head = it->second;
     }
-    head = it->second;
-  }
-  (*all)[discussion.num] = discussion;
-  if (auto s = write_discussions(dir, *all); !s) return storage_failure(s.error().message);
-  if (discussion.pull_request) {
-    current->pull_requests[discussion.num] = head;
-    if (auto s = write_refs(dir, *current); !s) return storage_failure(s.error().message);
-  }
-  return discussion;
+    (*all)[discussion.num] = discussion;
+    if (auto s = write_discussions(dir, *all); !s) return storage_failure(s.error().message);
+    if (discussion.pull_request) {
+      refs.pull_requests[discussion.num] = head;
+      if (auto s = write_refs(dir, refs); !s) return storage_failure(s.error().message);
+    }
+    return discussion;
+  });
 }
 
 }  // namespace kb::hub::storage

@@ -114,6 +114,12 @@ class RepoStore {
   // Branch name, refs/heads/<b>, refs/pr/<n> or a 40-hex commit id -> commit id.
   util::Result<std::string> resolve(const RepoId& repo, const std::string& revision) const;
   util::Result<std::shared_ptr<const Commit>> load_commit(const RepoId& repo, const std::string& id) const;
+  // The commit a revision names (resolve, then load_commit), with its id.
+  struct RevisionCommit {
+    std::string id;
+    std::shared_ptr<const Commit> commit;
+  };
+  util::Result<RevisionCommit> commit_at(const RepoId& repo, const std::string& revision) const;
   util::Result<std::string> create_branch(const RepoId& repo, const std::string& branch,
                                      const std::string& starting_point);
   util::Result<CommitResult> commit(const RepoId& repo, const CommitRequest& request);
@@ -151,6 +157,10 @@ class RepoStore {
   util::Result<std::string> write_commit(const RepoId& repo, const Commit& commit);
   static util::Result<Refs> read_refs(const std::filesystem::path& dir);
   static util::Status write_refs(const std::filesystem::path& dir, const Refs& refs);
+  // Runs `edit(dir, refs)` on the refs of `repo` (an error if it does not exist), read under the
+  // repository's write lock, which is held until `edit` returns; returns what `edit` returns.
+  template <typename Edit>
+  auto edit_refs(const RepoId& repo, Edit edit);
   static util::Result<std::map<int, Discussion>> read_discussions(const std::filesystem::path& dir);
   static util::Status write_discussions(const std::filesystem::path& dir, const std::map<int, Discussion>& all);
   static int next_number(const Refs& refs, const std::map<int, Discussion>& all);

@@ -45,28 +45,32 @@ std::optional<std::string> lz4_decompress(std::string_view frame, size_t expecte
 
 namespace {
 
-// Length of group g (0..3) for n bytes: n / 4, plus one for the first n % 4 groups.
-size_t group_length(size_t n, size_t g) { return n / 4 + (g < n % 4 ? 1 : 0); }
+// Where byte i of n bytes stands in their grouped form: group i % 4 (groups are n / 4 long, the
+// first n % 4 one longer), position i / 4 within it.
+class GroupedPositions {
+ public:
+  explicit GroupedPositions(size_t n) {
+    for (size_t g = 1; g < 4; ++g) start_[g] = start_[g - 1] + n / 4 + (g - 1 < n % 4 ? 1 : 0);
+  }
+  size_t operator()(size_t i) const { return start_[i % 4] + i / 4; }
+
+ private:
+  size_t start_[4] = {0, 0, 0, 0};
+};
 
 }  // namespace
 
 std::string byte_group4(std::string_view data) {
-  size_t n = data.size();
-  std::string out(n, '\0');
-  size_t start[4];
-  start[0] = 0;
-  for (size_t g = 1; g < 4; ++g) start[g] = start[g - 1] + group_length(n, g - 1);
-  for (size_t i = 0; i < n; ++i) out[start[i % 4] + i / 4] = data[i];
+  GroupedPositions position(data.size());
+  std::string out(data.size(), '\0');
+  for (size_t i = 0; i < data.size(); ++i) out[position(i)] = data[i];
   return out;
 }
 
 std::string byte_ungroup4(std::string_view grouped) {
-  size_t n = grouped.size();
-  std::string out(n, '\0');
-  size_t start[4];
-  start[0] = 0;
-  for (size_t g = 1; g < 4; ++g) start[g] = start[g - 1] + group_length(n, g - 1);
-  for (size_t i = 0; i < n; ++i) out[i] = grouped[start[i % 4] + i / 4];
+  GroupedPositions position(grouped.size());
+  std::string out(grouped.size(), '\0');
+  for (size_t i = 0; i < grouped.size(); ++i) out[i] = grouped[position(i)];
   return out;
 }
 

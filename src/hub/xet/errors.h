@@ -3,6 +3,11 @@
 // that does not match is ErrorKind::integrity, a referenced object that is missing is not_found.
 #pragma once
 
+#include <cstdint>
+#include <string>
+
+#include "util/result.h"
+
 namespace kb::hub::xet::error_code {
 
 inline constexpr const char* kMalformedHash = "XetMalformedHash";            // not 64 lowercase hex
@@ -17,3 +22,15 @@ inline constexpr const char* kChunkRangeOutOfBounds = "XetChunkRangeOutOfBounds"
 inline constexpr const char* kRangeNotSatisfiable = "XetRangeNotSatisfiable";      // a byte range that starts at or after the file's end
 
 }  // namespace kb::hub::xet::error_code
+
+namespace kb::hub::xet {
+
+// "<What> too large" (ErrorKind::invalid with `code`): an input over its size limit, refused
+// before it is read.
+inline util::Error too_large(const std::string& what, const char* code, uint64_t size, uint64_t limit) {
+  util::Error error(util::ErrorKind::invalid, what + " too large");
+  error.code = code;
+  return std::move(error).with_cause(std::to_string(size) + " bytes, the limit is " + std::to_string(limit));
+}
+
+}  // namespace kb::hub::xet

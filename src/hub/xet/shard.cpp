@@ -190,10 +190,7 @@ uint64_t FileInfo::size() const {
 
 util::Result<Shard> parse_shard(std::string_view bytes) {
   if (bytes.size() > kMaxShardSize) {
-    util::Error error(util::ErrorKind::invalid, "Shard too large");
-    error.code = error_code::kShardTooLarge;
-    return std::move(error).with_cause(std::to_string(bytes.size()) + " bytes, the limit is " +
-                                       std::to_string(kMaxShardSize));
+    return too_large("Shard", error_code::kShardTooLarge, bytes.size(), kMaxShardSize);
   }
   if (bytes.size() < kHeaderSize) return malformed("shorter than its 48-byte header");
   if (std::memcmp(bytes.data(), kShardMagic.data(), kShardMagic.size()) != 0) {

@@ -182,10 +182,7 @@ std::vector<ChunkHashAndSize> XorbInfo::chunk_hashes() const {
 
 util::Result<XorbInfo> parse_xorb(std::string_view serialized) {
   if (serialized.size() > kMaxXorbSize) {
-    util::Error error(util::ErrorKind::invalid, "Xorb too large");
-    error.code = error_code::kXorbTooLarge;
-    return std::move(error).with_cause(std::to_string(serialized.size()) + " bytes, the limit is " +
-                                       std::to_string(kMaxXorbSize));
+    return too_large("Xorb", error_code::kXorbTooLarge, serialized.size(), kMaxXorbSize);
   }
   XorbInfo xorb;
   uint64_t offset = 0;

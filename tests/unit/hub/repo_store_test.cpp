@@ -29,6 +29,20 @@ TEST(RepoStore, create_repo_makes_initial_commit_with_gitattributes) {
   EXPECT_EQ(commit_id(serialize_commit(**commit)), *head);
 }
 
+TEST(RepoStore, commit_at_resolves_a_revision_and_loads_its_commit) {
+  util::TempDir dir;
+  RepoStore store(dir.path());
+  RepoId repo{"kernel", "acme", "relu"};
+  ASSERT_TRUE(store.create_repo(repo, false).ok());
+  auto at = store.commit_at(repo, "main");
+  ASSERT_TRUE(at.ok());
+  EXPECT_EQ(at->id, *store.resolve(repo, "main"));
+  EXPECT_EQ(commit_id(serialize_commit(*at->commit)), at->id);
+  auto missing = store.commit_at(repo, "no-such-branch");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.error().message, store.resolve(repo, "no-such-branch").error().message);
+}
+
 TEST(RepoStore, commit_applies_operations_and_checks_parent) {
   util::TempDir dir;
   RepoStore store(dir.path());

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -17,6 +18,7 @@
 #include "builder/reproducible.h"
 #include "cli/app.h"
 #include "cli/command_registry.h"
+#include "cli/kernel_builder/commands/kernel_dir.h"
 
 namespace kb::cli {
 
@@ -107,7 +109,7 @@ struct BuildCommandOptions {
 };
 
 inline void add_build_flags(CLI::App& app, BuildCommandOptions& o, bool with_variant) {
-  app.add_option("KERNEL_DIR", o.kernel_dir, "Kernel directory (default: current directory)");
+  add_kernel_dir(app, o.kernel_dir);
   if (with_variant) app.add_option("--variant", o.build.variants, "Build only this variant (repeatable)");
   app.add_option("--python", o.build.pythons, "Python interpreter with torch to build with (repeatable)");
   app.add_option("--toolchains", o.toolchains, "Toolchain registry file (default: $KERNEL_BUILDER_TOOLCHAINS)");
@@ -182,6 +184,15 @@ inline int run_build_command(BuildCommandOptions& o, builder::BuildSummary* summ
             << " up to date, in " << (std::filesystem::path(o.kernel_dir) / "build").string() << "\n";
   if (summary_out) *summary_out = *summary;
   return 0;
+}
+
+// The setup (Command::setup) of `build` (`with_variant`) and of its alias `build-and-copy`.
+inline std::function<Action(CLI::App&)> build_command(bool with_variant) {
+  return [with_variant](CLI::App& app) -> Action {
+    auto options = std::make_shared<BuildCommandOptions>();
+    add_build_flags(app, *options, with_variant);
+    return [options] { return run_build_command(*options); };
+  };
 }
 
 }  // namespace kb::cli

@@ -9,7 +9,7 @@
 
 #include "abi/check.h"
 #include "cli/command_registry.h"
-#include "metadata/discovery.h"
+#include "cli/kernel_builder/commands/kernel_dir.h"
 #include "util/report.h"
 
 namespace kb::cli {
@@ -37,10 +37,9 @@ std::string kind_name(abi::ViolationKind kind) {
 }
 
 util::Status check_abi(Options& options) {
-  KB_TRY(require_directory(options.dir));
-  if (!options.torch_stable_abi.empty()) options.check.torch_stable_abi = options.torch_stable_abi;
-  auto found = metadata::discover_variants(options.dir);
+  auto found = discover_built_variants(options.dir);
   if (!found) return std::move(found).error();
+  if (!options.torch_stable_abi.empty()) options.check.torch_stable_abi = options.torch_stable_abi;
   bool failed = false;
   nlohmann::ordered_json files = nlohmann::ordered_json::array();
   for (const auto& variant : found->variants) {
@@ -75,7 +74,7 @@ util::Status check_abi(Options& options) {
 
 Action setup(CLI::App& app) {
   auto options = std::make_shared<Options>();
-  app.add_option("KERNEL_DIR", options->dir, "Kernel directory (default: current directory)");
+  add_kernel_dir(app, options->dir);
   app.add_option("-m,--manylinux", options->check.manylinux,
                  "manylinux policy (manylinux_2_17 ... manylinux_2_39, manylinux2014 ...) of the symbol versions, "
                  "libraries and run paths (ELF)")

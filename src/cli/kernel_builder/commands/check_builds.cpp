@@ -5,20 +5,15 @@
 #include <memory>
 
 #include "cli/command_registry.h"
-#include "metadata/discovery.h"
+#include "cli/kernel_builder/commands/kernel_dir.h"
 #include "metadata/variant_check.h"
 #include "util/report.h"
 
 namespace kb::cli {
 namespace {
 
-struct Options {
-  std::string dir = ".";
-};
-
-util::Status check_builds(const Options& options) {
-  KB_TRY(require_directory(options.dir));
-  auto found = metadata::discover_variants(options.dir);
+util::Status check_builds(const std::string& dir) {
+  auto found = discover_built_variants(dir);
   if (!found) return std::move(found).error();
   for (const auto& variant : found->variants) {
     auto checked = metadata::check_variant(variant);
@@ -27,14 +22,8 @@ util::Status check_builds(const Options& options) {
   return {};
 }
 
-Action setup(CLI::App& app) {
-  auto options = std::make_shared<Options>();
-  app.add_option("KERNEL_DIR", options->dir, "Kernel directory (default: current directory)");
-  return [options] { return exit_status(check_builds(*options)); };
-}
-
-const RegisterCommand registration("kernel-builder",
-                                   {"check-builds", "Check that built variants have valid metadata and digests", setup});
+const RegisterCommand registration("kernel-builder", {"check-builds", "Check that built variants have valid metadata and digests",
+                                                      kernel_dir_command(check_builds)});
 
 }  // namespace
 }  // namespace kb::cli

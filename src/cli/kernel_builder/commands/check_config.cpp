@@ -6,6 +6,7 @@
 #include <string>
 
 #include "cli/command_registry.h"
+#include "cli/kernel_builder/commands/kernel_dir.h"
 #include "config/reader.h"
 #include "util/exit_code.h"
 #include "util/report.h"
@@ -44,7 +45,7 @@ int check_config(const Options& options) {
 
 Action setup(CLI::App& app) {
   auto options = std::make_shared<Options>();
-  app.add_option("KERNEL_DIR", options->dir, "Kernel directory (default: current directory)");
+  add_kernel_dir(app, options->dir);
   return [options] { return check_config(*options); };
 }
 

@@ -15,6 +15,7 @@
 #include "ci/release_plan.h"
 #include "cli/app.h"
 #include "cli/command_registry.h"
+#include "cli/kernel_builder/commands/kernel_dir.h"
 #include "config/reader.h"
 #include "hub/client/settings.h"
 #include "util/exit_code.h"
@@ -51,7 +52,7 @@ struct Options {
 };
 
 void add_selection(CLI::App* app, Selection& s, const std::string& default_systems = "every system") {
-  app->add_option("KERNEL_DIR", s.dir, "Kernel directory (default: current directory)");
+  add_kernel_dir(*app, s.dir);
   app->add_option("--system", s.systems, "Plan only this system, e.g. x86_64-linux (repeatable; default: " + default_systems + ")");
   app->add_flag("--all", s.all, "Also plan the reference matrix's build sets outside the release bundle");
 }

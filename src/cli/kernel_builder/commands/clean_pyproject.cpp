@@ -5,6 +5,7 @@
 #include <system_error>
 
 #include "cli/command_registry.h"
+#include "cli/kernel_builder/commands/kernel_dir.h"
 #include "codegen/pyproject.h"
 #include "config/reader.h"
 #include "util/strings.h"
@@ -23,13 +24,10 @@ struct Options {
 };
 
 int clean_pyproject(const Options& o) {
-  for (const auto& dir : {o.kernel_dir, o.target_dir}) {
-    if (dir.empty()) continue;
-    if (auto status = require_directory(dir); !status) return report_error(status.error());
-  }
-  fs::path kernel = fs::absolute(o.kernel_dir).lexically_normal();
-  fs::path target = o.target_dir.empty() ? kernel : fs::absolute(o.target_dir).lexically_normal();
-  auto config = config::load_build_config(kernel);
+  auto dirs = project_dirs(o.kernel_dir, o.target_dir);
+  if (!dirs) return report_error(dirs.error());
+  const fs::path& target = dirs->target;
+  auto config = config::load_build_config(dirs->kernel);
   if (!config) return report_error(config.error());
   std::vector<fs::path> present;
   std::error_code ec;
@@ -82,7 +80,7 @@ int clean_pyproject(const Options& o) {
 
 Action setup(CLI::App& app) {
   auto o = std::make_shared<Options>();
-  app.add_option("KERNEL_DIR", o->kernel_dir, "Kernel directory (default: current directory)");
+  add_kernel_dir(app, o->kernel_dir);
   app.add_option("TARGET_DIR", o->target_dir, "Directory holding the generated project (default: the kernel directory)");
   app.add_flag("-d,--dry-run", o->dry_run, "Only list the files that would be deleted");
   app.add_flag("-f,--force", o->force, "Do not ask for confirmation");

@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "cli/command_registry.h"
+#include "cli/kernel_builder/commands/kernel_dir.h"
 #include "codegen/card/card_context.h"
 #include "config/reader.h"
 #include "util/fs.h"
@@ -32,7 +33,7 @@ util::Status fill(const Options& o) {
 
 Action setup(CLI::App& app) {
   auto o = std::make_shared<Options>();
-  app.add_option("KERNEL_DIR", o->dir, "Kernel directory (default: current directory)");
+  add_kernel_dir(app, o->dir);
   app.add_option("OUTPUT", o->output, "Output file (default: stdout)");
   return [o] { return exit_status(fill(*o)); };
 }

@@ -4,8 +4,8 @@
 #include <memory>
 
 #include "cli/command_registry.h"
+#include "cli/kernel_builder/commands/kernel_dir.h"
 #include "metadata/digest.h"
-#include "metadata/discovery.h"
 #include "metadata/metadata.h"
 #include "util/fs.h"
 
@@ -14,13 +14,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct Options {
-  std::string dir = ".";
-};
-
-util::Status hash_variants(const Options& options) {
-  KB_TRY(require_directory(options.dir));
-  auto found = metadata::discover_variants(options.dir);
+util::Status hash_variants(const std::string& dir) {
+  auto found = discover_built_variants(dir);
   if (!found) return std::move(found).error();
   for (const auto& variant : found->variants) {
     std::cerr << "Hashing variant `" << variant.name << "`...\n";
@@ -35,14 +30,8 @@ util::Status hash_variants(const Options& options) {
   return {};
 }
 
-Action setup(CLI::App& app) {
-  auto options = std::make_shared<Options>();
-  app.add_option("KERNEL_DIR", options->dir, "Kernel directory (default: current directory)");
-  return [options] { return exit_status(hash_variants(*options)); };
-}
-
-const RegisterCommand registration("kernel-builder",
-                                   {"hash", "Compute the file digest of built variants into metadata.json", setup});
+const RegisterCommand registration("kernel-builder", {"hash", "Compute the file digest of built variants into metadata.json",
+                                                      kernel_dir_command(hash_variants)});
 
 }  // namespace
 }  // namespace kb::cli

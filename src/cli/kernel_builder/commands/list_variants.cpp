@@ -15,6 +15,7 @@
 
 #include "builder/builder.h"
 #include "cli/command_registry.h"
+#include "cli/kernel_builder/commands/kernel_dir.h"
 #include "config/reader.h"
 #include "util/exit_code.h"
 #include "util/report.h"
@@ -142,7 +143,7 @@ int list_variants(const Options& options) {
 
 Action setup(CLI::App& app) {
   auto options = std::make_shared<Options>();
-  app.add_option("KERNEL_DIR", options->dir, "Kernel directory (default: current directory)");
+  add_kernel_dir(app, options->dir);
   app.add_flag("--arch", options->arch, "Print the arch-form name of every build set (devshell/testshell keys)");
   app.add_flag("--json", options->json,
                "Print a JSON array of objects instead of names (with `buildable` and `toolchain` per variant)");

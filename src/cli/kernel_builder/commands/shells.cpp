@@ -16,6 +16,7 @@
 #include "builder/builder.h"
 #include "builder/shell_env.h"
 #include "cli/command_registry.h"
+#include "cli/kernel_builder/commands/kernel_dir.h"
 #include "config/reader.h"
 #include "util/exit_code.h"
 
@@ -66,7 +67,7 @@ int run_shell(const Options& options, bool test_shell) {
 
 Action setup(CLI::App& app, bool test_shell) {
   auto options = std::make_shared<Options>();
-  app.add_option("KERNEL_DIR", options->dir, "Kernel directory (default: current directory)");
+  add_kernel_dir(app, options->dir);
   app.add_option("--variant", options->variant, "Build set by its arch name (see `list-variants --arch`)");
   app.add_option("--python", options->pythons, "Python interpreter with torch to consider as a toolchain (repeatable)")
       ->allow_extra_args(false);

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "cli/command_registry.h"
+#include "cli/kernel_builder/commands/kernel_dir.h"
 #include "config/migrate.h"
 #include "config/reader.h"
 #include "util/fs.h"
@@ -13,33 +14,23 @@
 namespace kb::cli {
 namespace {
 
-struct Options {
-  std::string dir = ".";
-};
-
-util::Status update_build(const Options& options) {
-  KB_TRY(require_directory(options.dir));
-  auto text = config::read_build_toml(options.dir);
+util::Status update_build(const std::string& dir) {
+  KB_TRY(require_directory(dir));
+  auto text = config::read_build_toml(dir);
   if (!text) return std::move(text).error();
-  std::string shown = config::build_toml_display_path(options.dir);
+  std::string shown = config::build_toml_display_path(dir);
   auto migrated = config::migrate_build_toml(*text, shown);
   if (!migrated) return std::move(migrated).error();
   if (!migrated->has_value()) return {};  // already edition 5
-  if (auto written = util::write_file_atomic(std::filesystem::path(options.dir) / "build.toml", **migrated); !written) {
+  if (auto written = util::write_file_atomic(std::filesystem::path(dir) / "build.toml", **migrated); !written) {
     return written.error().context("Cannot update build configuration");
   }
   std::fprintf(stderr, "Updated %s to edition 5\n", shown.c_str());
   return {};
 }
 
-Action setup(CLI::App& app) {
-  auto options = std::make_shared<Options>();
-  app.add_option("KERNEL_DIR", options->dir, "Kernel directory (default: current directory)");
-  return [options] { return exit_status(update_build(*options)); };
-}
-
-const RegisterCommand registration("kernel-builder",
-                                   {"update-build", "Update build.toml to the current edition", setup});
+const RegisterCommand registration("kernel-builder", {"update-build", "Update build.toml to the current edition",
+                                                      kernel_dir_command(update_build)});
 
 }  // namespace
 }  // namespace kb::cli

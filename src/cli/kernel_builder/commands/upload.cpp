@@ -1,4 +1,5 @@
 // `kernel-builder upload [KERNEL_DIR]`: publish built variants (cli.md, hub-api.md §5).
+#include "cli/kernel_builder/commands/kernel_dir.h"
 #include "cli/kernel_builder/commands/upload_command.h"
 
 namespace kb::cli {
@@ -11,7 +12,7 @@ struct Options {
 
 Action setup(CLI::App& app) {
   auto o = std::make_shared<Options>();
-  app.add_option("KERNEL_DIR", o->dir, "Kernel directory (default: current directory)");
+  add_kernel_dir(app, o->dir);
   add_upload_flags(app, o->upload);
   return [o] { return run_upload_command(o->upload, o->dir); };
 }

@@ -1,0 +1,53 @@
+// The KERNEL_DIR argument that most kernel-builder commands take, and the built variants found
+// under it. Header-only because the command files are globbed one subcommand per .cpp.
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "cli/command_registry.h"
+#include "metadata/discovery.h"
+
+namespace kb::cli {
+
+// The optional positional KERNEL_DIR (`dir` keeps its default, usually ".", when it is not given).
+inline CLI::Option* add_kernel_dir(CLI::App& app, std::string& dir) {
+  return app.add_option("KERNEL_DIR", dir, "Kernel directory (default: current directory)");
+}
+
+// The built variants of the kernel in `dir`, which must be a directory (require_directory).
+inline util::Result<metadata::DiscoveredVariants> discover_built_variants(const std::string& dir) {
+  KB_TRY(require_directory(dir));
+  return metadata::discover_variants(dir);
+}
+
+// The setup (Command::setup) of a command whose only argument is KERNEL_DIR: its action runs
+// `run` on the directory and exits with exit_status of the answer.
+inline std::function<Action(CLI::App&)> kernel_dir_command(std::function<util::Status(const std::string& dir)> run) {
+  return [run](CLI::App& app) -> Action {
+    auto dir = std::make_shared<std::string>(".");
+    add_kernel_dir(app, *dir);
+    return [run, dir] { return exit_status(run(*dir)); };
+  };
+}
+
+// KERNEL_DIR and TARGET_DIR of the pyproject commands, absolute and normalised; both must be
+// directories, and an empty TARGET_DIR is the kernel directory.
+struct ProjectDirs {
+  std::filesystem::path kernel;
+  std::filesystem::path target;
+};
+inline util::Result<ProjectDirs> project_dirs(const std::string& kernel_dir, const std::string& target_dir) {
+  for (const auto& dir : {kernel_dir, target_dir}) {
+    if (!dir.empty()) KB_TRY(require_directory(dir));
+  }
+  auto kernel = std::filesystem::absolute(kernel_dir).lexically_normal();
+  auto target = target_dir.empty() ? kernel : std::filesystem::absolute(target_dir).lexically_normal();
+  return ProjectDirs{kernel, target};
+}
+
+}  // namespace kb::cli
