@@ -1,7 +1,7 @@
 """Tests of the colliding-kernels example: two kernel units per backend define the same internal
 names with different values, and each op keeps its own unit's behaviour (kernel-builder's
 per-unit symbol isolation). Without the isolation the project does not link: that is shown on a
-torch-free project in tests/e2e/build/test_kernel_units.py, which costs a fraction of a torch build."""
+torch-free project in tests/e2e/builder/test_kernel_units.py, which costs a fraction of a torch build."""
 import os
 import shutil
 import subprocess

@@ -35,7 +35,7 @@ def test_cuda_variant_builds_with_the_workflows_pip_cuda_home(kernel_builder, kb
     assert (cuda_home / "bin" / "nvcc").exists() and (cuda_home / "include" / "cuda_runtime.h").exists()
 
     project = tmp_path / "cuda_anon"
-    shutil.copytree(REPO / "tests" / "e2e" / "build" / "data" / "cuda_anon", project)
+    shutil.copytree(REPO / "tests" / "e2e" / "builder" / "data" / "cuda_anon", project)
     build = subprocess.run([str(kernel_builder), "build", str(project), "--python", str(kb_python), "--unique-id", "pipcuda",
                             "--variant", "torch211-cxx11-cu130-x86_64-linux"],
                            capture_output=True, text=True, env=dict(os.environ, CUDA_HOME=str(cuda_home)))

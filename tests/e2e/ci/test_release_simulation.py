@@ -32,7 +32,7 @@ def test_cpu_groups_on_two_runners_share_the_cache_and_complete_the_branch(kerne
     torch215 = Path(os.environ.get("KB_TORCH215_PYTHON", REPO / ".venv-torch215" / "bin" / "python"))
     if torch215.exists():
         pythons += ["--python", torch215]
-    summary = simulate(kernel_builder, kernel_hub, tmp_path, REPO / "tests" / "e2e" / "build" / "data" / "addone",
+    summary = simulate(kernel_builder, kernel_hub, tmp_path, REPO / "tests" / "e2e" / "builder" / "data" / "addone",
                        "--runners", 2, "--rounds", 2, "--backend", "cpu", *pythons)
     assert "torch211-cpu-x86_64-linux" in summary["groups_run"]
     if torch215.exists():
@@ -51,7 +51,7 @@ def test_cpu_groups_on_two_runners_share_the_cache_and_complete_the_branch(kerne
 
 
 def test_noarch_group(kernel_builder, kernel_hub, kb_python, tmp_path):
-    summary = simulate(kernel_builder, kernel_hub, tmp_path, REPO / "tests" / "e2e" / "build" / "data" / "noarch_scale",
+    summary = simulate(kernel_builder, kernel_hub, tmp_path, REPO / "tests" / "e2e" / "builder" / "data" / "noarch_scale",
                        "--rounds", 1, "--python", kb_python)
     assert summary["groups_run"] == ["noarch"] and summary["groups_skipped"] == []
     (only,) = summary["rounds"]

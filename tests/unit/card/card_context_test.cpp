@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include "util/fs.h"
 
 namespace kb::codegen::card {
@@ -21,7 +23,7 @@ TEST(python_all_list, reads_first_top_level_assignment) {
 }
 
 TEST(render_template, init_template_golden) {
-  auto source = util::read_file(std::string(KB_TEST_DATA_DIR) + "/../templates/init/CARD.md");
+  auto source = util::read_file(std::filesystem::path(KB_TEST_DATA_DIR) / ".." / "templates" / "init" / "CARD.md");
   ASSERT_TRUE(source.ok());
   // The init scaffold stores the template inside a raw block; unwrap it as `init` does.
   auto unwrapped = templating::render_template(*source, {}, "init");
@@ -31,9 +33,9 @@ TEST(render_template, init_template_golden) {
             {"layers", Value::strings({"ReLU"})}, {"has_benchmark", Value::of(false)}};
   auto card = templating::render_template(*unwrapped, c, "CARD.md");
   ASSERT_TRUE(card.ok());
-  auto golden = util::read_file(std::string(KB_TEST_DATA_DIR) + "/unit/card/golden/init_card.md");
+  auto golden = util::read_file(std::filesystem::path(KB_TEST_DATA_DIR) / "unit" / "card" / "golden" / "init_card.md");
   if (!golden.ok()) {
-    ASSERT_TRUE(util::write_file_atomic(std::string(KB_TEST_DATA_DIR) + "/unit/card/golden/init_card.md", *card).ok());
+    ASSERT_TRUE(util::write_file_atomic(std::filesystem::path(KB_TEST_DATA_DIR) / "unit" / "card" / "golden" / "init_card.md", *card).ok());
     GTEST_SKIP() << "golden written";
   }
   EXPECT_EQ(*card, *golden);
