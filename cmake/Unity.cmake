@@ -76,6 +76,14 @@ function(kb_precompile_headers dir)
     get_target_property(links ${target} LINK_LIBRARIES)
     if("GTest::gtest_main" IN_LIST links)
       target_precompile_headers(${target} PRIVATE <gtest/gtest.h> <filesystem> <map> <string> <vector>)
+      # GCC 12 reports std::string's operator+ inlined into a std::filesystem::path temporary as
+      # out of bounds (-Warray-bounds, -Wstringop-overflow, -Wstringop-overread: known false
+      # positives of that release's middle end) once the standard headers come from a precompiled
+      # header, where it no longer counts them as system headers: seen in three test files, not in
+      # the libraries or programs.
+      if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND CMAKE_CXX_COMPILER_VERSION VERSION_LESS 13)
+        target_compile_options(${target} PRIVATE -Wno-array-bounds -Wno-stringop-overflow -Wno-stringop-overread)
+      endif()
     elseif("kb_cli_common" IN_LIST links)
       target_precompile_headers(${target} PRIVATE <CLI/CLI.hpp> <filesystem> <iostream> <memory> <string> <vector>)
     endif()

@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <fstream>
 #include <functional>
@@ -70,18 +71,6 @@ std::string input_fingerprint(const fs::path& project) {
   std::sort(entries.begin(), entries.end());
   for (const auto& e : entries) hasher.update(e + "\n");
   return util::to_hex(hasher.finish());
-}
-
-std::vector<std::string> data_extensions(const config::BuildConfig& config) {
-  std::optional<std::vector<std::string>> pyext;
-  if (auto* torch = std::get_if<config::TorchConfig>(&config.framework)) pyext = torch->pyext;
-  if (auto* noarch = std::get_if<config::TorchNoarchConfig>(&config.framework)) pyext = noarch->pyext;
-  if (auto* tvm = std::get_if<config::TvmFfiConfig>(&config.framework)) pyext = tvm->pyext;
-  std::vector<std::string> out;
-  for (const auto& ext : pyext.value_or(std::vector<std::string>{"py", "pyi"})) {
-    if (ext != "py" && ext != "pyi") out.push_back(ext);
-  }
-  return out;
 }
 
 Result<metadata::Metadata> base_metadata(const BuildSettings& s, Backend backend, const std::string& ops_id) {
@@ -598,7 +587,7 @@ util::Status stage_variant(const BuildSettings& s, const PlannedVariant& v, cons
     return error;
   };
   fs::path package = plan.package;
-  if (auto copied = copy_package_files(package, staging, data_extensions(config), v.flavour == Flavour::noarch); !copied) {
+  if (auto copied = copy_package_files(package, staging, config.data_extensions(), v.flavour == Flavour::noarch); !copied) {
     return fail(std::move(copied).error());
   }
   Result<std::string> ops_py = std::string();
@@ -643,8 +632,9 @@ util::Status stage_variant(const BuildSettings& s, const PlannedVariant& v, cons
 
 }  // namespace
 
-Result<VariantResult> build_variant(const BuildSettings& s, const PlannedVariant& v) {
-  VariantPlan plan = plan_variant(s, v);
+namespace {
+
+Result<VariantResult> build_planned_variant(const BuildSettings& s, const PlannedVariant& v, const VariantPlan& plan) {
   std::error_code ec;
   fs::create_directories(plan.work, ec);
   { std::ofstream truncate(plan.log_path, std::ios::trunc); }
@@ -677,6 +667,24 @@ Result<VariantResult> build_variant(const BuildSettings& s, const PlannedVariant
   (void)util::write_file_atomic(plan.stamp_file, stamp);
   if (s.reporter) s.reporter->stage(v.name, Stage::done);
   return VariantResult::built;
+}
+
+}  // namespace
+
+Result<VariantResult> build_variant(const BuildSettings& s, const PlannedVariant& v) {
+  VariantPlan plan = plan_variant(s, v);
+  auto result = build_planned_variant(s, v, plan);
+  if (!result) {
+    // Whatever step failed (a compile, or writing a stamp or the configure arguments), a full disk
+    // is the likely cause when the work directory's disk is (nearly) full: say so once.
+    Error error = std::move(result).error();
+    auto disk = low_disk_space_hint(plan.work);
+    if (disk && std::find(error.hints.begin(), error.hints.end(), *disk) == error.hints.end()) {
+      error.hints.push_back(*disk);
+    }
+    return error;
+  }
+  return result;
 }
 
 }  // namespace kb::builder

@@ -22,21 +22,9 @@ std::string quoted_list(const std::vector<std::string>& items) {
   return util::join(quoted, ", ");
 }
 
-std::vector<std::string> data_extensions(const config::BuildConfig& config) {
-  std::optional<std::vector<std::string>> pyext;
-  if (auto* torch = std::get_if<config::TorchConfig>(&config.framework)) pyext = torch->pyext;
-  if (auto* noarch = std::get_if<config::TorchNoarchConfig>(&config.framework)) pyext = noarch->pyext;
-  if (auto* tvm = std::get_if<config::TvmFfiConfig>(&config.framework)) pyext = tvm->pyext;
-  std::vector<std::string> out;
-  for (const auto& ext : pyext.value_or(std::vector<std::string>{"py", "pyi"})) {
-    if (ext != "py" && ext != "pyi") out.push_back(ext);
-  }
-  return out;
-}
-
 std::vector<std::string> package_globs(const config::BuildConfig& config) {
   std::vector<std::string> out;
-  for (const auto& ext : data_extensions(config)) out.push_back("**/*." + ext);
+  for (const auto& ext : config.data_extensions()) out.push_back("**/*." + ext);
   return out;
 }
 
@@ -191,7 +179,7 @@ util::Result<GeneratedFiles> generate_tvm_ffi_project(const PyprojectInput& inpu
                                   {"unique_id", input.unique_id},
                                   {"includes", includes},
                                   {"backend_blocks", *blocks},
-                                  {"data_extensions", util::join(data_extensions(config), ";")}})));
+                                  {"data_extensions", util::join(config.data_extensions(), ";")}})));
   KB_TRY(add_project_template(files, "cmake/kernel_utils.cmake", "pyproject/cmake/kernel_utils.cmake"));
   // The project's CMake fills this one in (configure_file with @ONLY), once it knows the ops id.
   KB_TRY(
@@ -223,7 +211,7 @@ util::Result<GeneratedFiles> generate_torch_project(const PyprojectInput& input,
                                   {"unique_id", input.unique_id},
                                   {"torch_bounds", bounds},
                                   {"backend_blocks", *blocks},
-                                  {"data_extensions", util::join(data_extensions(config), ";")}})));
+                                  {"data_extensions", util::join(config.data_extensions(), ";")}})));
   KB_TRY(add_project_template(files, "cmake/kernel_utils.cmake", "pyproject/cmake/kernel_utils.cmake"));
   KB_TRY(add_project_template(files, "cmake/_ops.py.in", "pyproject/cmake/_ops.py.in"));
   KB_TRY(add_project_template(files, "torch-ext/registration.h", "registration.h"));

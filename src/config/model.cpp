@@ -37,4 +37,17 @@ std::vector<const KernelUnit*> BuildConfig::units_for(Backend backend) const {
   return out;
 }
 
+std::vector<std::string> BuildConfig::data_extensions() const {
+  const std::optional<std::vector<std::string>>* pyext = nullptr;
+  if (auto* torch = std::get_if<TorchConfig>(&framework)) pyext = &torch->pyext;
+  if (auto* noarch = std::get_if<TorchNoarchConfig>(&framework)) pyext = &noarch->pyext;
+  if (auto* tvm = std::get_if<TvmFfiConfig>(&framework)) pyext = &tvm->pyext;
+  std::vector<std::string> out;
+  if (pyext == nullptr || !pyext->has_value()) return out;
+  for (const auto& ext : **pyext) {
+    if (ext != "py" && ext != "pyi") out.push_back(ext);
+  }
+  return out;
+}
+
 }  // namespace kb::config

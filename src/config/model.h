@@ -127,6 +127,9 @@ struct BuildConfig {
   bool is_arch_backend(Backend backend) const;
   // Kernel units of `backend` (empty for torch-noarch projects).
   std::vector<const KernelUnit*> units_for(Backend backend) const;
+  // The framework's `pyext` extensions other than py and pyi: data files a variant ships beside
+  // its Python sources (build-toml.md; the default ["py", "pyi"] ships none).
+  std::vector<std::string> data_extensions() const;
 };
 
 }  // namespace kb::config

@@ -146,3 +146,21 @@ TEST(LegacyV4Warning, IsTheExactSpecText) {
 
 }  // namespace
 }  // namespace kb::config
+
+namespace kb::config {
+namespace {
+
+TEST(BuildConfig, DataExtensionsArePyextBeyondPythonSources) {
+  auto config_with = [](const std::string& torch) {
+    ParseOutcome outcome = testing::parse(testing::general_v5 + torch + testing::cuda_kernel);
+    EXPECT_TRUE(outcome.parsed) << render_diagnostics(outcome.errors, "", "error");
+    return outcome.parsed->config;
+  };
+  EXPECT_TRUE(config_with("\n[torch]\nsrc = []\n").data_extensions().empty());
+  EXPECT_TRUE(config_with("\n[torch]\nsrc = []\npyext = [\"py\", \"pyi\"]\n").data_extensions().empty());
+  EXPECT_EQ(config_with("\n[torch]\nsrc = []\npyext = [\"py\", \"json\", \"pyi\", \"bin\"]\n").data_extensions(),
+            (std::vector<std::string>{"json", "bin"}));
+}
+
+}  // namespace
+}  // namespace kb::config

@@ -6,6 +6,7 @@
 #include "builder/unique_id.h"
 #include "cli/app.h"
 #include "cli/command_registry.h"
+#include "cli/kernel_builder/commands/kernel_dir.h"
 #include "codegen/pyproject.h"
 #include "config/reader.h"
 #include "metadata/metadata.h"
@@ -25,17 +26,16 @@ struct Options {
 };
 
 util::Status create_pyproject(const Options& o) {
-  for (const auto& dir : {o.kernel_dir, o.target_dir}) {
-    if (!dir.empty()) KB_TRY(require_directory(dir));
-  }
+  auto dirs = project_dirs(o.kernel_dir, o.target_dir);
+  if (!dirs) return std::move(dirs).error();
+  const fs::path& kernel = dirs->kernel;
+  const fs::path& target = dirs->target;
   if (o.kernel_dirty && o.kernel_sha.empty()) {
     return util::Error(util::ErrorKind::usage, "`--kernel-dirty` requires `--kernel-sha`");
   }
   if (!o.kernel_sha.empty() && !metadata::is_valid_oid(o.kernel_sha)) {
     return util::Error(util::ErrorKind::usage, "`--kernel-sha` must be 40 or 64 hex digits");
   }
-  fs::path kernel = fs::absolute(o.kernel_dir).lexically_normal();
-  fs::path target = o.target_dir.empty() ? kernel : fs::absolute(o.target_dir).lexically_normal();
   auto config = config::load_build_config(kernel);
   if (!config) return std::move(config).error();
   auto git = builder::read_git_info(kernel);
