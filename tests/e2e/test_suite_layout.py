@@ -18,7 +18,7 @@ def repository_test_files() -> set:
 
 
 def collected_test_files() -> set:
-    result = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "],
+    result = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q"],
                             cwd=REPO, capture_output=True, text=True)
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-4000:]
     return {line.split("::")[0] for line in result.stdout.splitlines() if "::" in line}
