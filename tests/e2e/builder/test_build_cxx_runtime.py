@@ -15,7 +15,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from kb_build_e2e_support import copy_fixture, import_check_script, shape_error_script  # noqa: E402
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
-IMPORT_CHECK = REPO_ROOT / "src" / "build" / "scripts" / "import_check.py"
+IMPORT_CHECK = REPO_ROOT / "src" / "builder" / "scripts" / "import_check.py"
 THROWING_SOURCE = """
 #include <sstream>
 #include <stdexcept>
