@@ -6,7 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-NOARCH_FIXTURE = Path(__file__).resolve().parents[1] / "build" / "data" / "noarch_scale"
+NOARCH_FIXTURE = Path(__file__).resolve().parents[1] / "builder" / "data" / "noarch_scale"
 
 
 def test_build_and_upload_warns_about_a_partial_bundle(hf_env, kernel_builder, tmp_path):

@@ -298,7 +298,7 @@ def test_clean_build_still_uploads(world, kernel_builder):
 
 # --- build-and-upload shares the checks ---------------------------------------------------------
 
-NOARCH_FIXTURE = Path(__file__).resolve().parents[1] / "build" / "data" / "noarch_scale"
+NOARCH_FIXTURE = Path(__file__).resolve().parents[1] / "builder" / "data" / "noarch_scale"
 
 
 def test_build_and_upload_checks_what_it_uploads(world, kernel_builder, tmp_path):
