@@ -16,15 +16,14 @@ namespace {
 namespace fs = std::filesystem;
 
 struct Options {
-  std::string kernel_dir = ".";
-  std::string target_dir;
+  ProjectDirArguments dirs;
   bool dry_run = false;
   bool force = false;
   std::string ops_id;  // accepted for compatibility; no generated file name contains it
 };
 
 int clean_pyproject(const Options& o) {
-  auto dirs = project_dirs(o.kernel_dir, o.target_dir);
+  auto dirs = project_dirs(o.dirs);
   if (!dirs) return report_error(dirs.error());
   const fs::path& target = dirs->target;
   auto config = config::load_build_config(dirs->kernel);
@@ -80,8 +79,7 @@ int clean_pyproject(const Options& o) {
 
 Action setup(CLI::App& app) {
   auto o = std::make_shared<Options>();
-  add_kernel_dir(app, o->kernel_dir);
-  app.add_option("TARGET_DIR", o->target_dir, "Directory holding the generated project (default: the kernel directory)");
+  add_project_dirs(app, o->dirs, "Directory holding the generated project (default: the kernel directory)");
   app.add_flag("-d,--dry-run", o->dry_run, "Only list the files that would be deleted");
   app.add_flag("-f,--force", o->force, "Do not ask for confirmation");
   app.add_option("--ops-id", o->ops_id, "Accepted for compatibility (no generated file name contains it)");

@@ -17,8 +17,7 @@ namespace {
 namespace fs = std::filesystem;
 
 struct Options {
-  std::string kernel_dir = ".";
-  std::string target_dir;
+  ProjectDirArguments dirs;
   bool force = false;
   std::string unique_id;
   std::string kernel_sha;
@@ -26,7 +25,7 @@ struct Options {
 };
 
 util::Status create_pyproject(const Options& o) {
-  auto dirs = project_dirs(o.kernel_dir, o.target_dir);
+  auto dirs = project_dirs(o.dirs);
   if (!dirs) return std::move(dirs).error();
   const fs::path& kernel = dirs->kernel;
   const fs::path& target = dirs->target;
@@ -59,8 +58,7 @@ util::Status create_pyproject(const Options& o) {
 
 Action setup(CLI::App& app) {
   auto o = std::make_shared<Options>();
-  app.add_option("KERNEL_DIR", o->kernel_dir, "Kernel directory (default: current directory)");
-  app.add_option("TARGET_DIR", o->target_dir, "Where to write the project (default: the kernel directory)");
+  add_project_dirs(app, o->dirs, "Where to write the project (default: the kernel directory)");
   app.add_flag("-f,--force", o->force, "Overwrite existing files");
   app.add_option("--unique-id", o->unique_id, "Unique id of the ops namespace (default: from git)");
   app.add_option("--kernel-sha", o->kernel_sha, "Kernel commit recorded in provenance (40/64 hex)");

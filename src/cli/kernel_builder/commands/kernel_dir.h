@@ -35,18 +35,28 @@ inline std::function<Action(CLI::App&)> kernel_dir_command(std::function<util::S
   };
 }
 
-// KERNEL_DIR and TARGET_DIR of the pyproject commands, absolute and normalised; both must be
-// directories, and an empty TARGET_DIR is the kernel directory.
+// The KERNEL_DIR and TARGET_DIR positionals of the pyproject commands, as given.
+struct ProjectDirArguments {
+  std::string kernel_dir = ".";
+  std::string target_dir;  // empty: the kernel directory
+};
+inline void add_project_dirs(CLI::App& app, ProjectDirArguments& arguments, const std::string& target_help) {
+  add_kernel_dir(app, arguments.kernel_dir);
+  app.add_option("TARGET_DIR", arguments.target_dir, target_help);
+}
+
+// Those directories, absolute and normalised; both must be directories, and an empty TARGET_DIR
+// is the kernel directory.
 struct ProjectDirs {
   std::filesystem::path kernel;
   std::filesystem::path target;
 };
-inline util::Result<ProjectDirs> project_dirs(const std::string& kernel_dir, const std::string& target_dir) {
-  for (const auto& dir : {kernel_dir, target_dir}) {
+inline util::Result<ProjectDirs> project_dirs(const ProjectDirArguments& arguments) {
+  for (const auto& dir : {arguments.kernel_dir, arguments.target_dir}) {
     if (!dir.empty()) KB_TRY(require_directory(dir));
   }
-  auto kernel = std::filesystem::absolute(kernel_dir).lexically_normal();
-  auto target = target_dir.empty() ? kernel : std::filesystem::absolute(target_dir).lexically_normal();
+  auto kernel = std::filesystem::absolute(arguments.kernel_dir).lexically_normal();
+  auto target = arguments.target_dir.empty() ? kernel : std::filesystem::absolute(arguments.target_dir).lexically_normal();
   return ProjectDirs{kernel, target};
 }
 
