@@ -22,15 +22,12 @@
 #include "codegen/card/card_context.h"
 #include "config/reader.h"
 #include "util/fs.h"
+#include "util/prelude.h"
 #include "util/process.h"
 #include "util/strings.h"
 
 namespace kb::builder {
 
-namespace fs = std::filesystem;
-using util::Error;
-using util::ErrorKind;
-using util::Result;
 
 namespace {
 

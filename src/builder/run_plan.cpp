@@ -3,13 +3,11 @@
 
 #include <algorithm>
 
+#include "util/prelude.h"
 #include "util/strings.h"
 
 namespace kb::builder {
 
-using util::Error;
-using util::ErrorKind;
-using util::Result;
 
 util::Status check_build_options(const BuildOptions& options) {
   if (options.unique_id) KB_TRY(check_unique_id(*options.unique_id));

@@ -33,6 +33,7 @@
 #include "metadata/digest.h"
 #include "util/fs.h"
 #include "util/hash.h"
+#include "util/prelude.h"
 #include "util/process.h"
 #include "util/strings.h"
 #include "variant/cuda_capabilities.h"
@@ -40,11 +41,7 @@
 
 namespace kb::builder {
 
-namespace fs = std::filesystem;
 using config::Backend;
-using util::Error;
-using util::ErrorKind;
-using util::Result;
 
 namespace {
 
@@ -157,7 +154,6 @@ Error build_failure(const std::string& variant, const std::string& what, const f
     for (const auto& line : first_error_lines(*log)) error.causes.push_back(line);
   }
   error.hints.push_back("full log: " + log_path.string());
-  if (auto disk = low_disk_space_hint(log_path.parent_path())) error.hints.push_back(*disk);
   return error;
 }
 
@@ -676,12 +672,9 @@ Result<VariantResult> build_variant(const BuildSettings& s, const PlannedVariant
   auto result = build_planned_variant(s, v, plan);
   if (!result) {
     // Whatever step failed (a compile, or writing a stamp or the configure arguments), a full disk
-    // is the likely cause when the work directory's disk is (nearly) full: say so once.
+    // is the likely cause when the work directory's disk is (nearly) full.
     Error error = std::move(result).error();
-    auto disk = low_disk_space_hint(plan.work);
-    if (disk && std::find(error.hints.begin(), error.hints.end(), *disk) == error.hints.end()) {
-      error.hints.push_back(*disk);
-    }
+    if (auto disk = low_disk_space_hint(plan.work)) error.hints.push_back(*disk);
     return error;
   }
   return result;
