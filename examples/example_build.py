@@ -14,6 +14,8 @@ Either way the variant directory is imported from outside `sys.path` under its o
 """
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import importlib.util
 import json
@@ -138,7 +140,26 @@ def _in_git_work_tree(path: Path) -> bool:
     return result.returncode == 0 and result.stdout.strip() == "true"
 
 
+@contextlib.contextmanager
+def _exclusive(example_dir: Path):
+    """Holds a lock of `example_dir` across processes. Test processes running side by side
+    (pytest-xdist workers) build the same example in place; the builder refuses a second build of
+    a directory while one runs, so the second process waits here and then finds it up to date."""
+    name = hashlib.sha256(str(example_dir.resolve()).encode()).hexdigest()[:16]
+    with open(Path(tempfile.gettempdir()) / f"kb-example-{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
 def build_with_kernel_builder(example_dir: Path, backend: str) -> Path:
+    with _exclusive(example_dir):
+        return _build_with_kernel_builder(example_dir, backend)
+
+
+def _build_with_kernel_builder(example_dir: Path, backend: str) -> Path:
     variant = variant_name(example_dir, backend)
     command = [str(kernel_builder_binary()), "build", str(example_dir), "--variant", variant,
                "--python", sys.executable]

@@ -14,13 +14,16 @@ from kb_build_e2e_support import copy_fixture, run_build  # noqa: E402
 
 
 def cutlass_project(tmp_path: Path) -> Path:
-    project = copy_fixture("addone", tmp_path)
+    """The cuda_anon fixture (one architecture, device code without torch headers: a quick CUDA
+    build) with its CUDA unit depending on CUTLASS 4.0 and checking that the stand-in's header is
+    the one it compiles against."""
+    project = copy_fixture("cuda_anon", tmp_path)
     toml = (project / "build.toml").read_text()
-    toml = toml.replace('[kernel.addone_cuda]\nbackend = "cuda"\ndepends = ["torch"]',
-                        '[kernel.addone_cuda]\nbackend = "cuda"\ndepends = ["torch", "cutlass_4_0"]')
+    toml = toml.replace('[kernel.scale_cuda]\nbackend = "cuda"\ndepends = ["torch"]',
+                        '[kernel.scale_cuda]\nbackend = "cuda"\ndepends = ["torch", "cutlass_4_0"]')
     assert "cutlass_4_0" in toml
     (project / "build.toml").write_text(toml)
-    source = project / "addone_cuda" / "addone.cu"
+    source = project / "scale_cuda" / "scale.cu"
     source.write_text("#include <cutlass/cutlass.h>\nstatic_assert(KB_STAND_IN_CUTLASS == 40, \"wrong headers\");\n"
                       + source.read_text())
     return project
@@ -44,7 +47,7 @@ def test_missing_cutlass_names_the_options(tmp_path, kernel_builder, kb_python):
                              cuda_variant(kb_python)], capture_output=True, text=True, env=env)
     assert result.returncode == 1
     lines = result.stderr.splitlines()
-    assert "error: Kernel `addone_cuda` depends on `cutlass_4_0`, but no CUTLASS 4.0 headers were found" in lines
+    assert "error: Kernel `scale_cuda` depends on `cutlass_4_0`, but no CUTLASS 4.0 headers were found" in lines
     assert "hint: set CUTLASS_SRC_DIR to a checkout of https://github.com/NVIDIA/cutlass at tag v4.0.x" in lines
     assert (f"hint: or unpack it into `{tmp_path}/cache/kernel-builder/deps/cutlass-4.0` (shared by all projects)"
             in lines)
@@ -66,4 +69,4 @@ def test_cutlass_src_dir_headers_are_compiled_against(tmp_path, kernel_builder, 
     result = subprocess.run([str(kernel_builder), "build", str(project), "--python", str(kb_python), "--variant",
                              variant, "--unique-id", "cut1"], capture_output=True, text=True, env=env)
     assert result.returncode == 0, result.stderr
-    assert (project / "build" / variant / "_addone_cuda_cut1.abi3.so").is_file()
+    assert (project / "build" / variant / "_cuda_anon_cuda_cut1.abi3.so").is_file()

@@ -2,9 +2,11 @@
 (src/builder/toolchain.h, src/builder/cmake_seed.h): a second clean build does not run the probe nor
 CMake's compiler identification, and builds the same module; a changed interpreter is probed
 again; a changed compiler (another CXX, or the same path with other contents) is identified
-again. Observed through a wrapper interpreter that counts probe runs and through the configure
-log, never through timing."""
+again; a copy of the kernel directory elsewhere gets every compile from the local ccache. Observed
+through a wrapper interpreter that counts probe runs, the configure log and ccache's counters,
+never through timing."""
 import hashlib
+import os
 import shutil
 import stat
 import subprocess
@@ -42,10 +44,14 @@ exec '{kb_python}' "$@"
 
 @pytest.fixture(scope="module")
 def shared_caches(tmp_path_factory):
-    """The torch header cache and ccache's directory, shared by this module's tests (they only
-    make the compile step quick; what is tested lives beside them)."""
+    """ccache's directory, shared by this module's tests, and the torch header cache of the
+    default user cache, shared with the other build tests (they only make the compile step quick;
+    what is tested lives beside them). The header cache is safe to share: its entries are
+    keyed by torch, compiler and flags, created atomically under a lock."""
     root = tmp_path_factory.mktemp("shared-caches")
-    (root / "torch-pch").mkdir()
+    default = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "kernel-builder" / "torch-pch"
+    default.mkdir(parents=True, exist_ok=True)
+    (root / "torch-pch").symlink_to(default)
     return root
 
 
@@ -98,6 +104,12 @@ def module_digest(project: Path, variant: str) -> str:
     return hashlib.sha256(module.read_bytes()).hexdigest()
 
 
+def ccache_counters(ccache: str) -> dict:
+    """ccache's counters (`--print-stats`) for the CCACHE_DIR of the environment."""
+    stats = subprocess.run([ccache, "--print-stats"], capture_output=True, text=True, check=True).stdout
+    return {k: int(v) for k, v in (line.split("\t")[:2] for line in stats.splitlines() if "\t" in line) if v.isdigit()}
+
+
 def test_second_clean_build_reuses_probe_and_identification(tmp_path, user_cache, counting_python, kernel_builder,
                                                             cpu_variant):
     python, counter = counting_python
@@ -117,9 +129,7 @@ def test_second_clean_build_reuses_probe_and_identification(tmp_path, user_cache
     assert probes(counter) == 1, "the second clean build ran the toolchain probe again"
     if ccache:
         # The seeded configure gives the same compile commands: every compile is a ccache hit.
-        stats = subprocess.run([ccache, "--print-stats"], capture_output=True, text=True, check=True).stdout
-        counters = {k: int(v) for k, v in (line.split("\t")[:2] for line in stats.splitlines() if "\t" in line)
-                    if v.isdigit()}
+        counters = ccache_counters(ccache)
         hits = counters.get("direct_cache_hit", 0) + counters.get("preprocessed_cache_hit", 0)
         assert counters.get("cache_miss", 0) == 0 and hits >= 2, stats
     log = (work / "build.log").read_text()
@@ -134,6 +144,23 @@ def test_second_clean_build_reuses_probe_and_identification(tmp_path, user_cache
     assert probes(counter) == 2
     clean_build(kernel_builder, project, python, cpu_variant)
     assert probes(counter) == 2
+
+
+def test_copied_kernel_directory_reuses_the_compiler_cache(tmp_path, user_cache, kb_python, kernel_builder, cpu_variant):
+    """Compiles hash paths relative to the kernel directory (ccache base_dir, no working-directory
+    hash): a copy of the project at another depth gets every compile from the local ccache and
+    builds the same module. Without that, the absolute paths in the compile commands would differ
+    and every compile would miss."""
+    ccache = shutil.which("ccache") or pytest.skip("ccache not on PATH")
+    first = copy_fixture("addone", tmp_path / "checkout-a")
+    clean_build(kernel_builder, first, kb_python, cpu_variant)
+    second = copy_fixture("addone", tmp_path / "checkout-b" / "deeper" / "still")
+    subprocess.run([ccache, "--zero-stats"], check=True, capture_output=True)
+    clean_build(kernel_builder, second, kb_python, cpu_variant)
+    counters = ccache_counters(ccache)
+    hits = counters.get("direct_cache_hit", 0) + counters.get("preprocessed_cache_hit", 0)
+    assert counters.get("cache_miss", 0) == 0 and hits >= 2, counters
+    assert module_digest(second, cpu_variant) == module_digest(first, cpu_variant)
 
 
 def test_changed_compiler_is_identified_again(tmp_path, user_cache, kb_python, kernel_builder, cpu_variant,
