@@ -13,7 +13,10 @@ endif()
 # scratch and then only tested. (Release is CMake's -O3: slower to compile, and GCC 12 reports
 # false -Wstringop-overflow positives in libstdc++ at -O3.) A CI failure is debugged in a
 # scripts/build directory (RelWithDebInfo).
-set(CMAKE_CXX_FLAGS_CI "-O2 -DNDEBUG" CACHE STRING "C++ flags of the CI build type (scripts/test)")
+# project() already made an empty cache entry for the build type it was configured with.
+if(NOT CMAKE_CXX_FLAGS_CI)
+  set(CMAKE_CXX_FLAGS_CI "-O2 -DNDEBUG" CACHE STRING "C++ flags of the CI build type (scripts/test)" FORCE)
+endif()
 foreach(kind EXE SHARED MODULE STATIC)
   set(CMAKE_${kind}_LINKER_FLAGS_CI "" CACHE STRING "Linker flags of the CI build type")
   mark_as_advanced(CMAKE_${kind}_LINKER_FLAGS_CI)

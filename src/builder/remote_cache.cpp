@@ -49,12 +49,12 @@ std::string redact_storage_url(const std::string& url) {
   return url.substr(0, host_start) + "***" + url.substr(at);
 }
 
-std::map<std::string, std::string> compiler_cache_env(const fs::path& project) {
+std::map<std::string, std::string> remote_cache_env(const std::string& url, const fs::path& project,
+                                                    const fs::path& stats_log) {
   return {
+      {"CCACHE_REMOTE_STORAGE", url},
       // Paths under the kernel directory (sources, the build tree) hash relative to it, and the
-      // working directory is not hashed: a copy of the kernel directory elsewhere (another
-      // checkout, a worktree, a CI runner's clone) finds the same entries. The builder's
-      // -ffile-prefix-map keeps the output independent of that path, so a hit is the same object.
+      // working directory is not hashed: another checkout elsewhere finds the same entries.
       {"CCACHE_BASEDIR", project.string()},
       {"CCACHE_NOHASHDIR", "1"},
       // nvcc gets the prefix map through -Xcompiler, which ccache hashes as an opaque argument
@@ -62,15 +62,8 @@ std::map<std::string, std::string> compiler_cache_env(const fs::path& project) {
       // of the hash already). The map makes the output independent of that path, so it may be
       // left out of nvcc's cache key too.
       {"CCACHE_IGNOREOPTIONS", "-Xcompiler=-ffile-prefix-map=*"},
+      {"CCACHE_STATSLOG", stats_log.string()},
   };
-}
-
-std::map<std::string, std::string> remote_cache_env(const std::string& url, const fs::path& project,
-                                                    const fs::path& stats_log) {
-  auto env = compiler_cache_env(project);
-  env["CCACHE_REMOTE_STORAGE"] = url;
-  env["CCACHE_STATSLOG"] = stats_log.string();
-  return env;
 }
 
 CompileCacheStats parse_stats_log(const std::string& text) {

@@ -21,12 +21,7 @@ util::Result<std::optional<std::string>> resolve_remote_cache(const std::optiona
 // The URL without credentials (`redis://:secret@host` -> `redis://***@host`), for messages.
 std::string redact_storage_url(const std::string& url);
 
-// Environment of every compile step that runs through ccache: cache keys relative to `project`
-// (base_dir, no hash of the working directory), so a moved or copied kernel directory reuses the
-// local cache as well as the remote one.
-std::map<std::string, std::string> compiler_cache_env(const std::filesystem::path& project);
-
-// Environment of the compile step with a remote cache: compiler_cache_env, the remote storage and
+// Environment of the compile step: the remote storage, cache keys relative to `project`, and
 // ccache's stats log at `stats_log` (one line per counter of each compile).
 std::map<std::string, std::string> remote_cache_env(const std::string& url, const std::filesystem::path& project,
                                                     const std::filesystem::path& stats_log);

@@ -82,7 +82,7 @@ bool resolves_to_torch(const fs::path& project, const fs::path& file, const std:
   if (!text) return false;
   auto first = first_include(*text);
   if (!first) return false;
-  if (is_torch_header(first->name)) return true;
+  if (is_precompiled_header(first->name)) return true;
   if (!first->quoted || depth >= kMaxIncludeDepth) return false;
   std::vector<fs::path> candidates = {file.parent_path() / first->name};
   for (const auto& dir : include_dirs) candidates.push_back(project / dir / first->name);
@@ -138,12 +138,7 @@ std::string torch_pch_header_text() {
   return "// kernel-builder's torch header cache (src/builder/torch_pch.h).\n#include <torch/torch.h>\n";
 }
 
-bool is_torch_header(const std::string& include) {
-  for (const char* prefix : {"torch/", "ATen/", "c10/", "caffe2/"}) {
-    if (util::starts_with(include, prefix)) return true;
-  }
-  return false;
-}
+bool is_precompiled_header(const std::string& include) { return include == "torch/torch.h"; }
 
 std::optional<FirstInclude> first_include(const std::string& text) {
   size_t i = 0;

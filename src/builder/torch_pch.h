@@ -5,8 +5,11 @@
 // compile time; with the cache warm a TU only loads the precompiled state.
 //
 // Which sources use it: C++ sources whose first include (followed through the project's own
-// headers) is a torch header, and that get no per-source options (codegen decides that part), in
-// variants that do not target the Torch stable ABI. They are compiled with
+// headers) is <torch/torch.h>, the precompiled header itself, and that get no per-source options
+// (codegen decides that part), in variants that do not target the Torch stable ABI. A source that
+// starts with a lighter torch header (<torch/library.h>, <ATen/...>) compiles without it: the
+// precompiled state would add every other torch header in front of it and change what the source
+// compiles to (other inlining, more emitted symbols). They are compiled with
 // `-include <work>/torch-pch/torch_pch.h -Winvalid-pch -fpch-preprocess`; the builder links
 // `torch_pch.h.gch` there to the cache entry. GCC uses a precompiled header only when it is valid
 // for the compilation (same compiler binary, options and macros) and otherwise reads the header
@@ -38,9 +41,8 @@ namespace kb::builder {
 // The text of the header that is precompiled.
 std::string torch_pch_header_text();
 
-// Whether `include` (the text between <> or "") names a header of the torch installation
-// (torch/, ATen/, c10/, caffe2/).
-bool is_torch_header(const std::string& include);
+// Whether `include` (the text between <> or "") is the header the cache precompiles.
+bool is_precompiled_header(const std::string& include);
 
 // The first include of a C/C++ text: skips comments, blank lines, `#pragma once` and a leading
 // include guard (`#ifndef X` + `#define X`). Empty when the first directive is anything else.
@@ -50,7 +52,7 @@ struct FirstInclude {
 };
 std::optional<FirstInclude> first_include(const std::string& text);
 
-// The sources among `sources` (relative to `project`) whose first include is a torch header,
+// The sources among `sources` (relative to `project`) whose first include is <torch/torch.h>,
 // following quoted includes into project headers (searched next to the including file, then in
 // `include_dirs`, relative to the project).
 std::vector<std::string> torch_header_sources(const std::filesystem::path& project,

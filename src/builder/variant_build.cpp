@@ -447,8 +447,6 @@ Result<ArchOutput> compile_arch(const BuildSettings& s, const PlannedVariant& v,
     std::error_code ignored;
     fs::remove(stats_log, ignored);
     for (const auto& [key, value] : remote_cache_env(*s.remote_cache, s.project, stats_log)) env[key] = value;
-  } else if (ccache) {
-    for (const auto& [key, value] : compiler_cache_env(s.project)) env[key] = value;
   }
   if (on_compile) on_compile();
   if (s.reporter) s.reporter->stage(v.name, Stage::compile);

@@ -1,7 +1,9 @@
 """The shared torch header cache (src/builder/torch_pch.h) on a CPU kernel: its entry is built once
 in $XDG_CACHE_HOME and shared by a second project, the sources are really compiled with it (GCC
 reports a precompiled header it cannot use under -Winvalid-pch), ccache accepts it, and the module
-exports exactly the symbols of one built without it."""
+exports exactly the symbols of one built without it. Only sources whose first include is
+<torch/torch.h> (the precompiled header) use it: the addone fixture as it is starts with lighter
+torch headers, and the cache would add the rest of torch in front of them (other symbols)."""
 import os
 import shutil
 import subprocess
@@ -32,10 +34,20 @@ def cache_env(tmp_path, monkeypatch):
     return tmp_path / "xdg"
 
 
+def torch_h_project(root: Path) -> Path:
+    """The addone fixture with both C++ sources starting with <torch/torch.h>."""
+    project = copy_fixture("addone", root)
+    kernel = project / "addone_cpu" / "addone_cpu.cpp"
+    kernel.write_text(kernel.read_text().replace("#include <ATen/core/Tensor.h>", "#include <torch/torch.h>"))
+    binding = project / "torch-ext" / "torch_binding.cpp"
+    binding.write_text("#include <torch/torch.h>\n" + binding.read_text())
+    return project
+
+
 def test_header_cache_is_shared_used_and_symbol_identical(tmp_path, cache_env, kernel_builder, kb_python, cpu_variant):
     if shutil.which("ccache") is None:
         pytest.skip("ccache not installed")
-    one = copy_fixture("addone", tmp_path / "one")
+    one = torch_h_project(tmp_path / "one")
     result = run_build(kernel_builder, one, kb_python, "--variant", cpu_variant, "--unique-id", "pch1")
     assert "precompiling the torch headers into the header cache" in result.stderr
     assert len(entries(cache_env)) == 1
@@ -57,7 +69,7 @@ def test_header_cache_is_shared_used_and_symbol_identical(tmp_path, cache_env, k
     assert int(counters.get("cache_miss", "0")) >= 2, stats
 
     # A second project with the same toolchain and flags reuses the entry.
-    two = copy_fixture("addone", tmp_path / "two")
+    two = torch_h_project(tmp_path / "two")
     result = run_build(kernel_builder, two, kb_python, "--variant", cpu_variant, "--unique-id", "pch1", "--no-cache")
     assert "precompiling the torch headers" not in result.stderr
     assert len(entries(cache_env)) == 1
@@ -73,3 +85,19 @@ def test_header_cache_is_shared_used_and_symbol_identical(tmp_path, cache_env, k
     without_cache = exported_symbols(two / "build" / cpu_variant / "_addone_cpu_pch1.abi3.so")
     assert with_cache == without_cache
     assert "addone" in " ".join(with_cache) or "PyInit__addone_cpu_pch1" in with_cache
+
+
+def test_sources_with_lighter_torch_headers_compile_without_it(tmp_path, cache_env, kernel_builder, kb_python,
+                                                               cpu_variant):
+    project = copy_fixture("addone", tmp_path / "light")
+    assert (project / "addone_cpu" / "addone_cpu.cpp").read_text().startswith("#include <ATen/core/Tensor.h>")
+    run_build(kernel_builder, project, kb_python, "--variant", cpu_variant, "--unique-id", "pch2", "--no-cache")
+    work = project / "build" / ".kb" / cpu_variant
+    commands = subprocess.run(["ninja", "-C", str(work / "cmake-build"), "-t", "commands"],
+                              capture_output=True, text=True, check=True).stdout
+    assert f"-include {work / 'torch-pch' / 'torch_pch.h'}" not in commands, commands
+    with_cache = exported_symbols(project / "build" / cpu_variant / "_addone_cpu_pch2.abi3.so")
+    shutil.rmtree(project / "build")
+    run_build(kernel_builder, project, kb_python, "--variant", cpu_variant, "--unique-id", "pch2", "--no-cache",
+              "--no-header-cache")
+    assert exported_symbols(project / "build" / cpu_variant / "_addone_cpu_pch2.abi3.so") == with_cache

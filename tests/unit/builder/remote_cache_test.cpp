@@ -46,16 +46,3 @@ TEST(resolve_remote_cache, OptionThenEnvironmentAndOnlyCcacheBackEnds) {
   EXPECT_EQ(bad.error().message, "Unsupported remote compile cache `https://***@cache`");
   EXPECT_EQ(bad.error().hints.size(), 2u);
 }
-
-TEST(compiler_cache_env, KeysRelativeToTheKernelDirectoryForEveryBuild) {
-  auto local = compiler_cache_env("/home/me/kernels/relu");
-  EXPECT_EQ(local.at("CCACHE_BASEDIR"), "/home/me/kernels/relu");
-  EXPECT_EQ(local.at("CCACHE_NOHASHDIR"), "1");
-  EXPECT_EQ(local.at("CCACHE_IGNOREOPTIONS"), "-Xcompiler=-ffile-prefix-map=*");
-  EXPECT_FALSE(local.contains("CCACHE_REMOTE_STORAGE"));
-  // The remote cache adds its storage and stats log to the same keys.
-  auto remote = remote_cache_env("redis://h:1", "/home/me/kernels/relu", "/tmp/stats.log");
-  for (const auto& [key, value] : local) EXPECT_EQ(remote.at(key), value) << key;
-  EXPECT_EQ(remote.at("CCACHE_REMOTE_STORAGE"), "redis://h:1");
-  EXPECT_EQ(remote.at("CCACHE_STATSLOG"), "/tmp/stats.log");
-}

@@ -6,9 +6,9 @@
 TORCH_LIBRARY_EXPAND(TORCH_EXTENSION_NAME, ops) {
   ops.def("addone(Tensor! out, Tensor input) -> ()");
 #if defined(CPU_KERNEL)
-  ops.impl("addone", torch::kCPU, &addone);
+  ops.impl("addone", c10::kCPU, &addone);
 #elif defined(CUDA_KERNEL)
-  ops.impl("addone", torch::kCUDA, &addone);
+  ops.impl("addone", c10::kCUDA, &addone);
 #endif
 }
 
