@@ -51,12 +51,18 @@ def _cuda_variant(kb_python) -> str:
     return f"torch{major}{minor}-cxx11-cu{release.group(1)}{release.group(2)}-x86_64-linux"
 
 
-def _set_capabilities(project: Path, unit: str, capabilities: str) -> None:
+def _build(tmp_path, kernel_builder, kb_python, fixture: str, unit: str, capabilities: str, unique_id: str):
+    """Builds the CUDA variant of `fixture` with `unit` compiled for `capabilities` (a TOML list);
+    the variant directory and its metadata."""
+    variant = _cuda_variant(kb_python)
+    project = copy_fixture(fixture, tmp_path)
     toml = (project / "build.toml").read_text()
-    start = toml.index(f"[kernel.{unit}]")
-    line = toml.index("cuda-capabilities = ", start)
+    line = toml.index("cuda-capabilities = ", toml.index(f"[kernel.{unit}]"))
     end = toml.index("\n", line)
     (project / "build.toml").write_text(toml[:line] + f"cuda-capabilities = {capabilities}" + toml[end:])
+    run_build(kernel_builder, project, kb_python, "--variant", variant, "--unique-id", unique_id)
+    out = project / "build" / variant
+    return out, json.loads((out / "metadata.json").read_text())
 
 
 def _sass(library: Path) -> str:
@@ -64,14 +70,9 @@ def _sass(library: Path) -> str:
 
 
 def test_cuda_variant_compiles_and_links(tmp_path, kernel_builder, kb_python):
-    variant = _cuda_variant(kb_python)
-    project = copy_fixture("addone", tmp_path)
-    _set_capabilities(project, "addone_cuda", '["9.0+PTX"]')
-    run_build(kernel_builder, project, kb_python, "--variant", variant, "--unique-id", "cu1")
-    out = project / "build" / variant
+    out, metadata = _build(tmp_path, kernel_builder, kb_python, "addone", "addone_cuda", '["9.0+PTX"]', "cu1")
     library = out / "_addone_cuda_cu1.abi3.so"
     assert library.exists()
-    metadata = json.loads((out / "metadata.json").read_text())
     assert metadata["backend"] == {"type": "cuda", "archs": ["9.0+PTX"]}
     dynamic = subprocess.run(["readelf", "-d", str(library)], capture_output=True, text=True).stdout
     assert "libcudart.so" in dynamic and "RPATH" not in dynamic and "RUNPATH" not in dynamic
@@ -95,13 +96,8 @@ def test_cuda_variant_compiles_and_links(tmp_path, kernel_builder, kb_python):
 def test_every_capability_gets_its_code(tmp_path, kernel_builder, kb_python):
     """Two capabilities of one unit: SASS for each in the module, PTX for the `+PTX` one, and both
     recorded in metadata.json."""
-    variant = _cuda_variant(kb_python)
-    project = copy_fixture("cuda_anon", tmp_path)
-    _set_capabilities(project, "scale_cuda", '["8.0", "9.0+PTX"]')
-    run_build(kernel_builder, project, kb_python, "--variant", variant, "--unique-id", "cu2")
-    out = project / "build" / variant
+    out, metadata = _build(tmp_path, kernel_builder, kb_python, "cuda_anon", "scale_cuda", '["8.0", "9.0+PTX"]', "cu2")
     library = out / "_cuda_anon_cuda_cu2.abi3.so"
-    metadata = json.loads((out / "metadata.json").read_text())
     assert metadata["backend"] == {"type": "cuda", "archs": ["8.0", "9.0+PTX"]}
     sass = _sass(library)
     assert "sm_80" in sass and "sm_90" in sass, sass
