@@ -147,11 +147,8 @@ def _exclusive(example_dir: Path):
     a directory while one runs, so the second process waits here and then finds it up to date."""
     name = hashlib.sha256(str(example_dir.resolve()).encode()).hexdigest()[:16]
     with open(Path(tempfile.gettempdir()) / f"kb-example-{name}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file is closed
+        yield
 
 
 def build_with_kernel_builder(example_dir: Path, backend: str) -> Path:

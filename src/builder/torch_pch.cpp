@@ -134,11 +134,15 @@ void prune(const fs::path& root, const std::string& keep) {
 
 }  // namespace
 
+// The one header the cache precompiles.
+constexpr const char* kPrecompiledHeader = "torch/torch.h";
+
 std::string torch_pch_header_text() {
-  return "// kernel-builder's torch header cache (src/builder/torch_pch.h).\n#include <torch/torch.h>\n";
+  return std::string("// kernel-builder's torch header cache (src/builder/torch_pch.h).\n#include <") +
+         kPrecompiledHeader + ">\n";
 }
 
-bool is_precompiled_header(const std::string& include) { return include == "torch/torch.h"; }
+bool is_precompiled_header(const std::string& include) { return include == kPrecompiledHeader; }
 
 std::optional<FirstInclude> first_include(const std::string& text) {
   size_t i = 0;

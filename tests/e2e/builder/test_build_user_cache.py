@@ -103,12 +103,6 @@ def module_digest(project: Path, variant: str) -> str:
     return hashlib.sha256(module.read_bytes()).hexdigest()
 
 
-def ccache_counters(ccache: str) -> dict:
-    """ccache's counters (`--print-stats`) for the CCACHE_DIR of the environment."""
-    stats = subprocess.run([ccache, "--print-stats"], capture_output=True, text=True, check=True).stdout
-    return {k: int(v) for k, v in (line.split("\t")[:2] for line in stats.splitlines() if "\t" in line) if v.isdigit()}
-
-
 def test_second_clean_build_reuses_probe_and_identification(tmp_path, user_cache, counting_python, kernel_builder,
                                                             cpu_variant):
     python, counter = counting_python
@@ -128,7 +122,9 @@ def test_second_clean_build_reuses_probe_and_identification(tmp_path, user_cache
     assert probes(counter) == 1, "the second clean build ran the toolchain probe again"
     if ccache:
         # The seeded configure gives the same compile commands: every compile is a ccache hit.
-        counters = ccache_counters(ccache)
+        stats = subprocess.run([ccache, "--print-stats"], capture_output=True, text=True, check=True).stdout
+        counters = {k: int(v) for k, v in (line.split("\t")[:2] for line in stats.splitlines() if "\t" in line)
+                    if v.isdigit()}
         hits = counters.get("direct_cache_hit", 0) + counters.get("preprocessed_cache_hit", 0)
         assert counters.get("cache_miss", 0) == 0 and hits >= 2, stats
     log = (work / "build.log").read_text()
