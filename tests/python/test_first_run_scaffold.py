@@ -62,6 +62,17 @@ def test_scaffold_tests_and_example_pass(project):
     _scaffold_checks(project)
 
 
+def test_cpu_kernel_adds_one_in_every_dtype_it_dispatches(project):
+    # The scaffold's own tests check float32; its CPU kernel dispatches float16 and bfloat16 too
+    # (the CUDA kernel's dtypes: tests/e2e/variant/test_scaffold_kernels.py, on a GPU).
+    code = ("import torch; from kernels import get_local_kernel; "
+            "k = get_local_kernel('build', backend='cpu'); "
+            "[torch.testing.assert_close(k.my_kernel(x), x + 1) for dtype in (torch.float32, torch.float16, torch.bfloat16) "
+            "for x in (torch.randn(1031, dtype=dtype), torch.randn(0, dtype=dtype))]; print('ok')")
+    r = _run([sys.executable, "-c", code], project)
+    assert r.returncode == 0 and r.stdout == "ok\n", r.stderr[-3000:]
+
+
 @pytest.mark.skipif(GPU, reason="the fallback is for machines without a GPU")
 def test_first_run_call_falls_back_to_cpu(project):
     # The call of the issue: get_local_kernel(build/) with no backend= on PyPI's CUDA torch.
