@@ -23,7 +23,7 @@ namespace {
 
 // Entries kept in the cache (each is a few hundred MiB: GCC's image of the parsed headers).
 constexpr size_t kMaxEntries = 4;
-// How deep quoted includes are followed when looking for a source's first include.
+// How deep quoted includes are followed when walking a source's leading includes.
 constexpr int kMaxIncludeDepth = 4;
 constexpr const char* kHeaderName = "torch_pch.h";
 
@@ -76,25 +76,60 @@ bool is_cxx_file(const fs::path& path) {
   return ext == ".cpp" || ext == ".cc" || ext == ".cxx";
 }
 
-bool resolves_to_torch(const fs::path& project, const fs::path& file, const std::vector<std::string>& include_dirs,
-                       int depth) {
-  auto text = util::read_file(file);
-  if (!text) return false;
-  auto first = first_include(*text);
-  if (!first) return false;
-  if (is_precompiled_header(first->name)) return true;
-  if (!first->quoted || depth >= kMaxIncludeDepth) return false;
-  std::vector<fs::path> candidates = {file.parent_path() / first->name};
-  for (const auto& dir : include_dirs) candidates.push_back(project / dir / first->name);
+// The builder's own registration header (templates/project/registration.h), generated into the
+// variant's project directory rather than the kernel's: it includes <Python.h> and defines the
+// binding macros, none of which the torch headers read.
+constexpr const char* kRegistrationHeader = "registration.h";
+
+bool is_torch_header(const std::string& include) {
+  return util::starts_with(include, "torch/") || util::starts_with(include, "ATen/") ||
+         util::starts_with(include, "c10/");
+}
+
+// Where a quoted include of `file` resolves inside the project: next to `file`, then in
+// `include_dirs`. Empty when it is not found there or lies outside the project.
+std::optional<fs::path> project_header(const fs::path& project, const fs::path& file, const std::string& name,
+                                       const std::vector<std::string>& include_dirs) {
+  std::vector<fs::path> candidates = {file.parent_path() / name};
+  for (const auto& dir : include_dirs) candidates.push_back(project / dir / name);
   std::error_code ec;
   for (const auto& candidate : candidates) {
     if (!fs::is_regular_file(candidate, ec)) continue;
-    // Only the project's own headers are followed.
     auto relative = fs::weakly_canonical(candidate, ec).lexically_relative(fs::weakly_canonical(project, ec));
-    if (relative.empty() || util::starts_with(relative.generic_string(), "..")) return false;
-    return resolves_to_torch(project, candidate, include_dirs, depth + 1);
+    if (relative.empty() || util::starts_with(relative.generic_string(), "..")) return std::nullopt;
+    return candidate;
   }
-  return false;
+  return std::nullopt;
+}
+
+// How a walk of a file's leading includes ended.
+enum class Prologue {
+  reaches_torch_h,  // <torch/torch.h> came before anything but torch headers
+  stops,            // something else came first
+  ends,             // the file holds only torch headers' includes: the includer goes on after it
+};
+
+Prologue walk_prologue(const fs::path& project, const fs::path& file, const std::vector<std::string>& include_dirs,
+                       int depth) {
+  auto text = util::read_file(file);
+  if (!text) return Prologue::stops;
+  auto leading = leading_includes(*text);
+  for (const auto& include : leading.includes) {
+    if (!include.quoted) {
+      if (is_precompiled_header(include.name)) return Prologue::reaches_torch_h;
+      if (is_torch_header(include.name)) continue;
+      return Prologue::stops;
+    }
+    auto header = project_header(project, file, include.name, include_dirs);
+    if (!header) {
+      if (include.name == kRegistrationHeader) continue;
+      return Prologue::stops;
+    }
+    if (depth >= kMaxIncludeDepth) return Prologue::stops;
+    auto inner = walk_prologue(project, *header, include_dirs, depth + 1);
+    if (inner != Prologue::ends) return inner;
+  }
+  return leading.complete ? Prologue::ends : Prologue::stops;
 }
 
 // Writes `content` unless the file already holds it (a rewrite would make Ninja recompile every
@@ -144,7 +179,8 @@ std::string torch_pch_header_text() {
 
 bool is_precompiled_header(const std::string& include) { return include == kPrecompiledHeader; }
 
-std::optional<FirstInclude> first_include(const std::string& text) {
+LeadingIncludes leading_includes(const std::string& text) {
+  LeadingIncludes out;
   size_t i = 0;
   std::string guard;  // an #ifndef seen, waiting for its #define
   bool guarded = false;  // one include guard was skipped
@@ -155,10 +191,10 @@ std::optional<FirstInclude> first_include(const std::string& text) {
       ++i;
     } else if (text.compare(i, 2, "//") == 0) {
       i = text.find('\n', i);
-      if (i == std::string::npos) return std::nullopt;
+      if (i == std::string::npos) break;
     } else if (text.compare(i, 2, "/*") == 0) {
       i = text.find("*/", i + 2);
-      if (i == std::string::npos) return std::nullopt;
+      if (i == std::string::npos) return out;
       i += 2;
     } else if (c == '#') {
       size_t end = text.find('\n', i);
@@ -170,31 +206,37 @@ std::optional<FirstInclude> first_include(const std::string& text) {
       std::string name = directive.substr(0, space);
       std::string rest = space == std::string::npos ? "" : std::string(util::trim(directive.substr(space)));
       if (name == "include") {
-        if (rest.size() < 3) return std::nullopt;
+        if (rest.size() < 3) return out;
         char open = rest[0];
         char close = open == '<' ? '>' : open == '"' ? '"' : 0;
-        if (!close || !guard.empty()) return std::nullopt;
+        if (!close || !guard.empty()) return out;
         size_t stop = rest.find(close, 1);
-        if (stop == std::string::npos) return std::nullopt;
-        return FirstInclude{rest.substr(1, stop - 1), open == '"'};
-      }
-      if (name == "pragma" && rest == "once" && guard.empty()) {
+        if (stop == std::string::npos) return out;
+        out.includes.push_back(FirstInclude{rest.substr(1, stop - 1), open == '"'});
+      } else if (name == "pragma" && rest == "once" && guard.empty() && out.includes.empty()) {
         // skipped
-      } else if (name == "ifndef" && guard.empty() && !guarded && !rest.empty()) {
+      } else if (name == "ifndef" && guard.empty() && !guarded && out.includes.empty() && !rest.empty()) {
         guard = rest;
       } else if (name == "define" && !guard.empty() && rest.substr(0, rest.find_first_of(" \t")) == guard) {
         guard.clear();
         guarded = true;
       } else {
-        return std::nullopt;
+        return out;
       }
-      if (end == std::string::npos) return std::nullopt;
+      if (end == std::string::npos) break;
       i = end + 1;
     } else {
-      return std::nullopt;
+      return out;
     }
   }
-  return std::nullopt;
+  out.complete = guard.empty();
+  return out;
+}
+
+std::optional<FirstInclude> first_include(const std::string& text) {
+  auto leading = leading_includes(text);
+  if (leading.includes.empty()) return std::nullopt;
+  return leading.includes.front();
 }
 
 std::vector<std::string> torch_header_sources(const fs::path& project, const std::vector<std::string>& sources,
@@ -202,7 +244,7 @@ std::vector<std::string> torch_header_sources(const fs::path& project, const std
   std::vector<std::string> out;
   for (const auto& source : sources) {
     if (!is_cxx_file(source)) continue;
-    if (resolves_to_torch(project, project / source, include_dirs, 0)) out.push_back(source);
+    if (walk_prologue(project, project / source, include_dirs, 0) == Prologue::reaches_torch_h) out.push_back(source);
   }
   return out;
 }

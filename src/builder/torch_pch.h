@@ -4,12 +4,18 @@
 // C++ sources compile with that command. Parsing the torch headers is most of a kernel TU's
 // compile time; with the cache warm a TU only loads the precompiled state.
 //
-// Which sources use it: C++ sources whose first include (followed through the project's own
-// headers) is <torch/torch.h>, the precompiled header itself, and that get no per-source options
-// (codegen decides that part), in variants that do not target the Torch stable ABI. A source that
-// starts with a lighter torch header (<torch/library.h>, <ATen/...>) compiles without it: the
-// precompiled state would add every other torch header in front of it and change what the source
-// compiles to (other inlining, more emitted symbols). They are compiled with
+// Which sources use it: C++ sources that reach <torch/torch.h>, the precompiled header itself,
+// through a prologue of torch's own headers — their leading includes, followed through the
+// project's own headers, are <torch/...>, <ATen/...> or <c10/...> headers (and the builder's
+// registration.h) until <torch/torch.h> comes — and that get no per-source options (codegen
+// decides that part), in variants that do not target the Torch stable ABI. Such a source
+// compiles to the same module with the precompiled state in front of it: it includes all of
+// torch anyway, and only torch's own self-contained headers (in another order) came before it.
+// A source whose leading torch headers never reach <torch/torch.h> (<torch/library.h> and
+// declarations, <ATen/...> alone), or that has its own code, macros or other headers first,
+// compiles without it: the precompiled state would add torch headers it does not include, or
+// put them in front of its own code, and change what it compiles to (other inlining, more
+// emitted symbols). The sources that use it are compiled with
 // `-include <work>/torch-pch/torch_pch.h -Winvalid-pch -fpch-preprocess`; the builder links
 // `torch_pch.h.gch` there to the cache entry. GCC uses a precompiled header only when it is valid
 // for the compilation (same compiler binary, options and macros) and otherwise reads the header
@@ -44,17 +50,24 @@ std::string torch_pch_header_text();
 // Whether `include` (the text between <> or "") is the header the cache precompiles.
 bool is_precompiled_header(const std::string& include);
 
-// The first include of a C/C++ text: skips comments, blank lines, `#pragma once` and a leading
-// include guard (`#ifndef X` + `#define X`). Empty when the first directive is anything else.
+// The leading includes of a C/C++ text: the #include directives before anything else, skipping
+// comments, blank lines, and a `#pragma once` or include guard (`#ifndef X` + `#define X`) before
+// them. `complete` when nothing else follows them (a header of includes only).
 struct FirstInclude {
   std::string name;
   bool quoted = false;  // "name" rather than <name>
 };
+struct LeadingIncludes {
+  std::vector<FirstInclude> includes;
+  bool complete = false;
+};
+LeadingIncludes leading_includes(const std::string& text);
+// The first of them; empty when the first directive is anything else.
 std::optional<FirstInclude> first_include(const std::string& text);
 
-// The sources among `sources` (relative to `project`) whose first include is <torch/torch.h>,
-// following quoted includes into project headers (searched next to the including file, then in
-// `include_dirs`, relative to the project).
+// The sources among `sources` (relative to `project`) that reach <torch/torch.h> through a
+// prologue of torch headers (see above), following quoted includes into project headers
+// (searched next to the including file, then in `include_dirs`, relative to the project).
 std::vector<std::string> torch_header_sources(const std::filesystem::path& project,
                                               const std::vector<std::string>& sources,
                                               const std::vector<std::string>& include_dirs);

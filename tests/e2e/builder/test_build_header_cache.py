@@ -1,9 +1,10 @@
 """The shared torch header cache (src/builder/torch_pch.h) on a CPU kernel: its entry is built once
 in $XDG_CACHE_HOME and shared by a second project, the sources are really compiled with it (GCC
 reports a precompiled header it cannot use under -Winvalid-pch), ccache accepts it, and the module
-exports exactly the symbols of one built without it. Only sources whose first include is
-<torch/torch.h> (the precompiled header) use it: a source that starts with a lighter torch header
-would get the rest of torch in front of it (other symbols), so the project mixes both kinds."""
+exports exactly the symbols of one built without it. Only sources that reach <torch/torch.h> (the
+precompiled header) through a prologue of torch headers use it: a source whose torch headers never
+reach it would get the rest of torch in front of it (other symbols), so the first project mixes
+both kinds."""
 import os
 import shutil
 import subprocess
@@ -35,13 +36,23 @@ def cache_env(tmp_path, monkeypatch):
 
 
 def mixed_project(root: Path) -> Path:
-    """The addone fixture with its kernel source starting with <torch/torch.h>; its binding still
-    starts with the lighter <torch/library.h>."""
+    """The addone fixture with <torch/torch.h> after its kernel source's first include (a prologue
+    of torch headers that reaches it); the binding starts with <torch/library.h>, the builder's
+    registration.h and a header that declares with ATen's Tensor only (it never reaches it)."""
     project = copy_fixture("addone", root)
     kernel = project / "addone_cpu" / "addone_cpu.cpp"
-    assert kernel.read_text().startswith("#include <ATen/core/Tensor.h>")
-    kernel.write_text(kernel.read_text().replace("#include <ATen/core/Tensor.h>", "#include <torch/torch.h>", 1))
+    assert kernel.read_text().startswith("#include <ATen/core/Tensor.h>\n")
+    kernel.write_text(kernel.read_text().replace("#include <ATen/core/Tensor.h>\n",
+                                                 "#include <ATen/core/Tensor.h>\n#include <torch/torch.h>\n", 1))
     assert (project / "torch-ext" / "torch_binding.cpp").read_text().startswith("#include <torch/library.h>")
+    return project
+
+
+def served_project(root: Path) -> Path:
+    """The mixed project whose binding header includes <torch/torch.h>: both sources reach it."""
+    project = mixed_project(root)
+    header = project / "torch-ext" / "torch_binding.h"
+    header.write_text(header.read_text().replace("#include <ATen/core/Tensor.h>", "#include <torch/torch.h>", 1))
     return project
 
 
@@ -64,8 +75,8 @@ def test_header_cache_is_shared_used_only_by_torch_h_sources_and_symbol_identica
     commands = compile_commands(one, cpu_variant)
     pch = str(work / "torch-pch" / "torch_pch.h")
     users = [c for c in commands if f"-include {pch}" in c]
-    # The source that starts with <torch/torch.h> compiles with the precompiled header; the one that
-    # starts with a lighter torch header does not (it would get all of torch in front of it).
+    # The source that reaches <torch/torch.h> compiles with the precompiled header; the one whose
+    # torch headers never reach it does not (it would get all of torch in front of it).
     assert len(users) == 1 and "addone_cpu.cpp" in users[0], commands
     assert any("torch_binding.cpp" in c for c in commands) and not any("torch_binding.cpp" in c for c in users)
     assert os.path.realpath(pch + ".gch") == str(entries(cache_env)[0])
@@ -77,11 +88,14 @@ def test_header_cache_is_shared_used_only_by_torch_h_sources_and_symbol_identica
     assert int(counters.get("could_not_use_precompiled_header", "0")) == 0, stats
     assert int(counters.get("cache_miss", "0")) >= 2, stats
 
-    # A second project with the same toolchain and flags reuses the entry.
-    two = mixed_project(tmp_path / "two")
+    # A second project with the same toolchain and flags reuses the entry; its binding reaches
+    # <torch/torch.h> through the builder's registration.h and its own header, so both use it.
+    two = served_project(tmp_path / "two")
     result = run_build(kernel_builder, two, kb_python, "--variant", cpu_variant, "--unique-id", "pch1", "--no-cache")
     assert "precompiling the torch headers" not in result.stderr
     assert len(entries(cache_env)) == 1
+    pch_two = str(two / "build" / ".kb" / cpu_variant / "torch-pch" / "torch_pch.h")
+    assert len([c for c in compile_commands(two, cpu_variant) if f"-include {pch_two}" in c]) == 2
     with_cache = exported_symbols(two / "build" / cpu_variant / "_addone_cpu_pch1.abi3.so")
 
     # The same project without the header cache: same exported symbols.

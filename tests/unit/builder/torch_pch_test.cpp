@@ -47,23 +47,56 @@ TEST(is_precompiled_header, OnlyTorchTorchH) {
   EXPECT_FALSE(is_precompiled_header("torch_binding.h"));
 }
 
-TEST(torch_header_sources, FollowsProjectHeadersOnly) {
+TEST(leading_includes, AllIncludesBeforeAnythingElse) {
+  auto header = leading_includes("#pragma once\n// why\n#include <ATen/Parallel.h>\n\n#include \"ops.h\"\n");
+  ASSERT_EQ(header.includes.size(), 2u);
+  EXPECT_EQ(header.includes[0].name, "ATen/Parallel.h");
+  EXPECT_TRUE(header.includes[1].quoted);
+  EXPECT_TRUE(header.complete);
+  auto source = leading_includes("#include <torch/library.h>\nvoid f();\n#include <torch/torch.h>\n");
+  ASSERT_EQ(source.includes.size(), 1u);
+  EXPECT_FALSE(source.complete);
+  EXPECT_FALSE(leading_includes("#include <a.h>\n#pragma once\n").complete);
+  // An include guard left open (its #endif is something else) is not a header of includes only.
+  auto guarded = leading_includes("#ifndef G\n#define G\n#include <torch/torch.h>\n#endif\n");
+  EXPECT_EQ(guarded.includes.size(), 1u);
+  EXPECT_FALSE(guarded.complete);
+}
+
+TEST(torch_header_sources, FollowsAPrologueOfTorchHeadersThroughProjectHeaders) {
   fs::path project = fs::temp_directory_path() / ("kb-pch-test-" + std::to_string(::getpid()));
   fs::remove_all(project);
   fs::create_directories(project / "torch-ext");
   fs::create_directories(project / "k");
-  ASSERT_TRUE(kb::util::write_file_atomic(project / "torch-ext/binding.cpp", "#include <torch/library.h>\n"));
-  ASSERT_TRUE(kb::util::write_file_atomic(project / "torch-ext/ops.h", "#pragma once\n#include <torch/torch.h>\n"));
-  ASSERT_TRUE(kb::util::write_file_atomic(project / "k/a.cpp", "#include \"../torch-ext/ops.h\"\n"));
-  ASSERT_TRUE(kb::util::write_file_atomic(project / "k/b.cpp", "#include \"ops.h\"\n"));  // via torch-ext/
-  ASSERT_TRUE(kb::util::write_file_atomic(project / "k/plain.cpp", "#include <vector>\n#include <torch/all.h>\n"));
-  ASSERT_TRUE(kb::util::write_file_atomic(project / "k/defines.cpp", "#define N 4\n#include <torch/all.h>\n"));
-  ASSERT_TRUE(kb::util::write_file_atomic(project / "k/kernel.cu", "#include <torch/all.h>\n"));
+  fs::create_directories(project / "own");
+  auto write = [&](const std::string& path, const std::string& text) {
+    ASSERT_TRUE(kb::util::write_file_atomic(project / path, text));
+  };
+  write("torch-ext/binding.cpp", "#include <torch/library.h>\n");
+  write("torch-ext/ops.h", "#pragma once\n#include <torch/torch.h>\nvoid op();\n");
+  write("torch-ext/light.h", "#pragma once\n#include <ATen/core/Tensor.h>\nvoid light();\n");
+  write("k/a.cpp", "#include \"../torch-ext/ops.h\"\n");
+  write("k/b.cpp", "#include \"ops.h\"\n");  // via torch-ext/
+  write("k/prologue.cpp", "#include <ATen/Dispatch.h>\n#include <ATen/Parallel.h>\n#include <torch/torch.h>\n");
+  // The binding pattern: the builder's registration.h (not in the project) is passed over.
+  write("k/registration.cpp", "#include <torch/library.h>\n\n#include \"registration.h\"\n#include \"ops.h\"\n");
+  write("k/all.h", "#include <ATen/Parallel.h>\n#include <c10/util/Half.h>\n");  // includes only
+  write("k/via.cpp", "#include \"all.h\"\n#include <torch/torch.h>\n");
+  write("k/light.cpp", "#include <ATen/core/Tensor.h>\n#include \"light.h\"\nint x;\n#include <torch/torch.h>\n");
+  write("k/code_first.cpp", "#include <ATen/Parallel.h>\nint x;\n#include <torch/torch.h>\n");
+  write("k/plain.cpp", "#include <vector>\n#include <torch/all.h>\n#include <torch/torch.h>\n");
+  write("k/defines.cpp", "#define N 4\n#include <torch/torch.h>\n");
+  write("k/kernel.cu", "#include <torch/torch.h>\n");
+  // A project's own registration.h is followed like any project header (here: <Python.h> first).
+  write("own/registration.h", "#pragma once\n#include <Python.h>\n");
+  write("own/own.cpp", "#include <torch/library.h>\n#include \"registration.h\"\n#include \"../torch-ext/ops.h\"\n");
   auto found = torch_header_sources(project,
-                                    {"torch-ext/binding.cpp", "torch-ext/ops.h", "k/a.cpp", "k/b.cpp", "k/plain.cpp",
-                                     "k/defines.cpp", "k/kernel.cu", "k/missing.cpp"},
+                                    {"torch-ext/binding.cpp", "torch-ext/ops.h", "k/a.cpp", "k/b.cpp", "k/prologue.cpp",
+                                     "k/registration.cpp", "k/via.cpp", "k/light.cpp", "k/code_first.cpp",
+                                     "k/plain.cpp", "k/defines.cpp", "k/kernel.cu", "k/missing.cpp", "own/own.cpp"},
                                     {".", "torch-ext"});
-  EXPECT_EQ(found, (std::vector<std::string>{"k/a.cpp", "k/b.cpp"}));
+  EXPECT_EQ(found,
+            (std::vector<std::string>{"k/a.cpp", "k/b.cpp", "k/prologue.cpp", "k/registration.cpp", "k/via.cpp"}));
   fs::remove_all(project);
 }
 
