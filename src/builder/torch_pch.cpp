@@ -212,7 +212,7 @@ LeadingIncludes leading_includes(const std::string& text) {
         if (!close || !guard.empty()) return out;
         size_t stop = rest.find(close, 1);
         if (stop == std::string::npos) return out;
-        out.includes.push_back(FirstInclude{rest.substr(1, stop - 1), open == '"'});
+        out.includes.push_back(Include{rest.substr(1, stop - 1), open == '"'});
       } else if (name == "pragma" && rest == "once" && guard.empty() && out.includes.empty()) {
         // skipped
       } else if (name == "ifndef" && guard.empty() && !guarded && out.includes.empty() && !rest.empty()) {
@@ -231,12 +231,6 @@ LeadingIncludes leading_includes(const std::string& text) {
   }
   out.complete = guard.empty();
   return out;
-}
-
-std::optional<FirstInclude> first_include(const std::string& text) {
-  auto leading = leading_includes(text);
-  if (leading.includes.empty()) return std::nullopt;
-  return leading.includes.front();
 }
 
 std::vector<std::string> torch_header_sources(const fs::path& project, const std::vector<std::string>& sources,

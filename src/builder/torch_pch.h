@@ -53,17 +53,15 @@ bool is_precompiled_header(const std::string& include);
 // The leading includes of a C/C++ text: the #include directives before anything else, skipping
 // comments, blank lines, and a `#pragma once` or include guard (`#ifndef X` + `#define X`) before
 // them. `complete` when nothing else follows them (a header of includes only).
-struct FirstInclude {
+struct Include {
   std::string name;
   bool quoted = false;  // "name" rather than <name>
 };
 struct LeadingIncludes {
-  std::vector<FirstInclude> includes;
+  std::vector<Include> includes;  // empty when the first directive is anything else
   bool complete = false;
 };
 LeadingIncludes leading_includes(const std::string& text);
-// The first of them; empty when the first directive is anything else.
-std::optional<FirstInclude> first_include(const std::string& text);
 
 // The sources among `sources` (relative to `project`) that reach <torch/torch.h> through a
 // prologue of torch headers (see above), following quoted includes into project headers

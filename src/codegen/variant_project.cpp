@@ -278,7 +278,7 @@ std::string torch_pch_block(const VariantProjectInput& input) {
     if (is_cxx_source(s) && extension(s) != "c" && !excluded.count(s)) paths.push_back(source_path(s));
   }
   if (paths.empty()) return "";
-  return "# Torch header cache: sources whose first include is a torch header.\n"
+  return "# Torch header cache: sources that reach <torch/torch.h> through torch headers.\n"
          "if(KB_TORCH_PCH AND CMAKE_CXX_COMPILER_ID STREQUAL \"GNU\")\n"
          "  set_property(SOURCE\n    " + util::join(paths, "\n    ") +
          "\n    APPEND PROPERTY COMPILE_OPTIONS -include \"${KB_TORCH_PCH}\" -Winvalid-pch -fpch-preprocess)\n"

@@ -14,26 +14,26 @@
 using namespace kb::builder;
 namespace fs = std::filesystem;
 
-TEST(first_include, SkipsCommentsPragmaOnceAndOneIncludeGuard) {
-  auto first = first_include("// licence\n/* block\n comment */\n#pragma once\n\n#include <torch/all.h>\n#include <x.h>\n");
-  ASSERT_TRUE(first);
-  EXPECT_EQ(first->name, "torch/all.h");
-  EXPECT_FALSE(first->quoted);
-  auto guarded = first_include("#ifndef MY_H\n#define MY_H\n#include \"ops.h\" // ops\n#endif\n");
-  ASSERT_TRUE(guarded);
-  EXPECT_EQ(guarded->name, "ops.h");
-  EXPECT_TRUE(guarded->quoted);
-  EXPECT_TRUE(first_include("  #  include <ATen/Dispatch.h>\n"));
+TEST(leading_includes, SkipCommentsPragmaOnceAndOneIncludeGuard) {
+  auto first = leading_includes("// licence\n/* block\n comment */\n#pragma once\n\n#include <torch/all.h>\n#include <x.h>\n");
+  ASSERT_EQ(first.includes.size(), 2u);
+  EXPECT_EQ(first.includes[0].name, "torch/all.h");
+  EXPECT_FALSE(first.includes[0].quoted);
+  auto guarded = leading_includes("#ifndef MY_H\n#define MY_H\n#include \"ops.h\" // ops\n#endif\n");
+  ASSERT_EQ(guarded.includes.size(), 1u);
+  EXPECT_EQ(guarded.includes[0].name, "ops.h");
+  EXPECT_TRUE(guarded.includes[0].quoted);
+  EXPECT_EQ(leading_includes("  #  include <ATen/Dispatch.h>\n").includes.size(), 1u);
 }
 
-TEST(first_include, NoneWhenAnythingElseComesFirst) {
+TEST(leading_includes, NoneWhenAnythingElseComesFirst) {
   // A macro defined before the torch include could change what the headers declare.
-  EXPECT_FALSE(first_include("#define TORCH_FOO 1\n#include <torch/all.h>\n"));
-  EXPECT_FALSE(first_include("#ifdef USE_X\n#include <torch/all.h>\n#endif\n"));
-  EXPECT_FALSE(first_include("#ifndef A\n#define A\n#ifndef B\n#define B\n#include <torch/all.h>\n"));
-  EXPECT_FALSE(first_include("int x;\n#include <torch/all.h>\n"));
-  EXPECT_FALSE(first_include("// only a comment\n"));
-  EXPECT_FALSE(first_include("/* unterminated"));
+  EXPECT_TRUE(leading_includes("#define TORCH_FOO 1\n#include <torch/all.h>\n").includes.empty());
+  EXPECT_TRUE(leading_includes("#ifdef USE_X\n#include <torch/all.h>\n#endif\n").includes.empty());
+  EXPECT_TRUE(leading_includes("#ifndef A\n#define A\n#ifndef B\n#define B\n#include <torch/all.h>\n").includes.empty());
+  EXPECT_TRUE(leading_includes("int x;\n#include <torch/all.h>\n").includes.empty());
+  EXPECT_TRUE(leading_includes("// only a comment\n").includes.empty());
+  EXPECT_TRUE(leading_includes("/* unterminated").includes.empty());
 }
 
 TEST(is_precompiled_header, OnlyTorchTorchH) {
@@ -47,7 +47,7 @@ TEST(is_precompiled_header, OnlyTorchTorchH) {
   EXPECT_FALSE(is_precompiled_header("torch_binding.h"));
 }
 
-TEST(leading_includes, AllIncludesBeforeAnythingElse) {
+TEST(leading_includes, AllOfThemUntilAnythingElse) {
   auto header = leading_includes("#pragma once\n// why\n#include <ATen/Parallel.h>\n\n#include \"ops.h\"\n");
   ASSERT_EQ(header.includes.size(), 2u);
   EXPECT_EQ(header.includes[0].name, "ATen/Parallel.h");
