@@ -75,15 +75,13 @@ function(kb_precompile_headers dir)
     endif()
     get_target_property(links ${target} LINK_LIBRARIES)
     if("GTest::gtest_main" IN_LIST links)
-      # One header for all the test executables compiled with the same options (the unit tests'
-      # own -O0, or the build type's optimization for OPTIMIZED ones): the first such target
-      # builds it, the others reuse it (15 copies were 60 CPU-seconds of a CI build). GCC refuses
-      # a header built with other options (-Winvalid-pch, an error under -Werror).
+      # One header for all the test executables compiled with the same options and definitions
+      # (e.g. the unit tests' own -O0, or the build type's optimization for OPTIMIZED ones): the
+      # first such target builds it, the others reuse it (15 copies were 60 CPU-seconds of a CI
+      # build). GCC refuses a header built with other options (-Winvalid-pch, an error under -Werror).
       get_target_property(options ${target} COMPILE_OPTIONS)
-      set(group optimized)
-      if("-O0" IN_LIST options)
-        set(group O0)
-      endif()
+      get_target_property(definitions ${target} COMPILE_DEFINITIONS)
+      string(MAKE_C_IDENTIFIER "${options};${definitions}" group)
       get_property(owner GLOBAL PROPERTY KB_GTEST_PCH_${group})
       if(owner)
         target_precompile_headers(${target} REUSE_FROM ${owner})
