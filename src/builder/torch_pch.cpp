@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "builder/user_cache.h"
+#include "codegen/ops_py.h"
 #include "util/fs.h"
 #include "util/hash.h"
 #include "util/prelude.h"
@@ -76,11 +77,6 @@ bool is_cxx_file(const fs::path& path) {
   return ext == ".cpp" || ext == ".cc" || ext == ".cxx";
 }
 
-// The builder's own registration header (templates/project/registration.h), generated into the
-// variant's project directory rather than the kernel's: it includes <Python.h> and defines the
-// binding macros, none of which the torch headers read.
-constexpr const char* kRegistrationHeader = "registration.h";
-
 bool is_torch_header(const std::string& include) {
   return util::starts_with(include, "torch/") || util::starts_with(include, "ATen/") ||
          util::starts_with(include, "c10/");
@@ -102,6 +98,19 @@ std::optional<fs::path> project_header(const fs::path& project, const fs::path& 
   return std::nullopt;
 }
 
+// Whether a quoted include `name` (found at `found` in the project, if it is there) is the
+// builder's own registration header (codegen::render_registration_h()): in the variant's project
+// directory when the project has none, or a copy with exactly its text (`create-pyproject` writes
+// one into torch-ext/). It includes <Python.h> and defines the binding macros, none of which the
+// torch headers read, so the walk passes over it.
+bool is_builder_registration_header(const std::string& name, const std::optional<fs::path>& found) {
+  if (fs::path(name).filename() != codegen::kRegistrationHeader) return false;
+  if (!found) return true;
+  static const auto builder_text = codegen::render_registration_h();
+  auto text = util::read_file(*found);
+  return builder_text && text && *text == *builder_text;
+}
+
 // How a walk of a file's leading includes ended.
 enum class Prologue {
   reaches_torch_h,  // <torch/torch.h> came before anything but torch headers
@@ -121,10 +130,8 @@ Prologue walk_prologue(const fs::path& project, const fs::path& file, const std:
       return Prologue::stops;
     }
     auto header = project_header(project, file, include.name, include_dirs);
-    if (!header) {
-      if (include.name == kRegistrationHeader) continue;
-      return Prologue::stops;
-    }
+    if (is_builder_registration_header(include.name, header)) continue;
+    if (!header) return Prologue::stops;
     if (depth >= kMaxIncludeDepth) return Prologue::stops;
     auto inner = walk_prologue(project, *header, include_dirs, depth + 1);
     if (inner != Prologue::ends) return inner;

@@ -15,7 +15,9 @@ util::Result<std::string> render_ops_py_torch(const std::string& ops_id);
 util::Result<std::string> render_ops_py_noarch(const std::string& python_name, const std::string& unique_id);
 // §4.3: loads `<library_name>` (e.g. `<ops id>.so`) next to it through tvm_ffi.
 util::Result<std::string> render_ops_py_tvm_ffi(const std::string& ops_id, const std::string& library_name);
-// §5.1.
+// §5.1: the registration header the builder writes (as kRegistrationHeader) into every Torch
+// variant's project directory, and `create-pyproject` into torch-ext/.
+inline constexpr const char* kRegistrationHeader = "registration.h";
 util::Result<std::string> render_registration_h();
 
 // `_<python name>_<backend>_<unique id>` (build-output.md §3).

@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "builder/torch_pch.h"
+#include "codegen/ops_py.h"
 #include "codegen/variant_project.h"
 #include "config/reader.h"
 #include "util/fs.h"
@@ -69,6 +70,7 @@ TEST(torch_header_sources, FollowsAPrologueOfTorchHeadersThroughProjectHeaders) 
   fs::create_directories(project / "torch-ext");
   fs::create_directories(project / "k");
   fs::create_directories(project / "own");
+  fs::create_directories(project / "copy");
   auto write = [&](const std::string& path, const std::string& text) {
     ASSERT_TRUE(kb::util::write_file_atomic(project / path, text));
   };
@@ -87,16 +89,22 @@ TEST(torch_header_sources, FollowsAPrologueOfTorchHeadersThroughProjectHeaders) 
   write("k/plain.cpp", "#include <vector>\n#include <torch/all.h>\n#include <torch/torch.h>\n");
   write("k/defines.cpp", "#define N 4\n#include <torch/torch.h>\n");
   write("k/kernel.cu", "#include <torch/torch.h>\n");
-  // A project's own registration.h is followed like any project header (here: <Python.h> first).
+  // A project's own registration.h is followed like any project header (here: <Python.h> first),
+  // unless it is a verbatim copy of the builder's (create-pyproject writes one into torch-ext/).
   write("own/registration.h", "#pragma once\n#include <Python.h>\n");
   write("own/own.cpp", "#include <torch/library.h>\n#include \"registration.h\"\n#include \"../torch-ext/ops.h\"\n");
+  auto builder_registration = kb::codegen::render_registration_h();
+  ASSERT_TRUE(builder_registration);
+  write("copy/registration.h", *builder_registration);
+  write("copy/copy.cpp", "#include <torch/library.h>\n#include \"registration.h\"\n#include \"../torch-ext/ops.h\"\n");
   auto found = torch_header_sources(project,
                                     {"torch-ext/binding.cpp", "torch-ext/ops.h", "k/a.cpp", "k/b.cpp", "k/prologue.cpp",
                                      "k/registration.cpp", "k/via.cpp", "k/light.cpp", "k/code_first.cpp",
-                                     "k/plain.cpp", "k/defines.cpp", "k/kernel.cu", "k/missing.cpp", "own/own.cpp"},
+                                     "k/plain.cpp", "k/defines.cpp", "k/kernel.cu", "k/missing.cpp", "own/own.cpp",
+                                     "copy/copy.cpp"},
                                     {".", "torch-ext"});
-  EXPECT_EQ(found,
-            (std::vector<std::string>{"k/a.cpp", "k/b.cpp", "k/prologue.cpp", "k/registration.cpp", "k/via.cpp"}));
+  EXPECT_EQ(found, (std::vector<std::string>{"k/a.cpp", "k/b.cpp", "k/prologue.cpp", "k/registration.cpp",
+                                             "k/via.cpp", "copy/copy.cpp"}));
   fs::remove_all(project);
 }
 
