@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "builder/user_cache.h"
 #include "codegen/ops_py.h"
@@ -327,7 +328,8 @@ fs::path header_cache_dir() { return user_cache_dir() / "torch-pch"; }
 
 Result<PreparedPch> prepare_torch_pch(const fs::path& cmake_dir, const ProjectSpecifics& specifics,
                                       const TorchInstall& torch, const fs::path& log_path,
-                                      const std::function<void()>& on_create) {
+                                      const std::function<void()>& on_create,
+                                      const std::function<void(const std::vector<std::string>&)>& meanwhile) {
   PreparedPch out;
   std::error_code ec;
   fs::create_directories(specifics.pch_header.parent_path(), ec);
@@ -345,13 +347,21 @@ Result<PreparedPch> prepare_torch_pch(const fs::path& cmake_dir, const ProjectSp
   nlohmann::json commands = nlohmann::json::parse(*text, nullptr, false);
   if (!commands.is_array()) return unused("the header cache is not used: compile_commands.json is unreadable");
   std::optional<std::vector<std::string>> tu;
+  std::vector<std::string> other_outputs;  // the objects of the sources that do not use it
   for (const auto& entry : commands) {
     std::string command = entry.value("command", "");
-    if (command.find(specifics.pch_header.string()) == std::string::npos) continue;
+    if (command.find(specifics.pch_header.string()) == std::string::npos) {
+      // compile_commands.json has an "output" field only from CMake 3.20's Makefile generators on.
+      if (auto words = split_command(command)) {
+        auto o = std::find(words->begin(), words->end(), "-o");
+        if (o != words->end() && o + 1 != words->end()) other_outputs.push_back(*(o + 1));
+      }
+      continue;
+    }
+    if (tu) continue;
     auto words = split_command(command);
     if (!words) return unused("the header cache is not used: " + words.error().message);
     tu = std::move(*words);
-    break;
   }
   if (!tu) return unused(std::nullopt);  // no source uses it (or the compiler is not GCC)
   auto args = pch_compile_args(*tu, specifics);
@@ -386,7 +396,17 @@ Result<PreparedPch> prepare_torch_pch(const fs::path& cmake_dir, const ProjectSp
       }
       util::ProcessOptions options;
       options.merge_stderr = true;
-      auto run = util::run_process(argv, options);
+      std::optional<Result<util::ProcessResult>> precompiled;
+      if (meanwhile && !other_outputs.empty()) {
+        // The precompile is one compiler process: the sources that do not use the entry compile
+        // beside it instead of after it.
+        std::thread precompile([&] { precompiled = util::run_process(argv, options); });
+        meanwhile(other_outputs);
+        precompile.join();
+      } else {
+        precompiled = util::run_process(argv, options);
+      }
+      auto& run = *precompiled;
       {
         std::ofstream log(log_path, std::ios::app | std::ios::binary);
         if (run) log << run->stdout_text;

@@ -104,9 +104,13 @@ struct PreparedPch {
 // builds or reuses the cache entry for their command, and links it beside the in-tree header
 // (which it writes, keeping its modification time when the text is unchanged). `on_create` is
 // called before an entry is built (that takes as long as compiling one source without it).
+// `meanwhile` is called, on this thread, while an entry is built, with the outputs (as in
+// compile_commands.json, relative to `cmake_dir`) of the sources that do not use the cache, if
+// there are any: the caller compiles them beside the one precompile process.
 util::Result<PreparedPch> prepare_torch_pch(const std::filesystem::path& cmake_dir, const ProjectSpecifics& specifics,
                                             const TorchInstall& torch, const std::filesystem::path& log_path,
-                                            const std::function<void()>& on_create = {});
+                                            const std::function<void()>& on_create = {},
+                                            const std::function<void(const std::vector<std::string>&)>& meanwhile = {});
 
 // CCACHE_SLOPPINESS for compiling with a precompiled header: `current` (the configured value)
 // plus pch_defines and time_macros.

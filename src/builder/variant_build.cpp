@@ -432,24 +432,45 @@ Result<ArchOutput> compile_arch(const BuildSettings& s, const PlannedVariant& v,
     KB_TRY(configure_project(s, v, configure, cmake_dir, log_path, env));
     KB_TRY(util::write_file_atomic(configure_stamp, configure_key));
   }
-  if (header_cache) {
-    ProjectSpecifics specifics{pch_header, s.project, ops_id, ccache ? std::optional<std::string>(ccache->string()) : std::nullopt};
-    TorchInstall torch{t.torch_version, t.include_dirs.empty() ? fs::path() : fs::path(t.include_dirs[0])};
-    auto pch = prepare_torch_pch(cmake_dir, specifics, torch, log_path, [&] {
-      if (s.reporter) s.reporter->note(v.name + ": precompiling the torch headers into the header cache (once per toolchain and flags)");
-    });
-    if (!pch) return std::move(pch).error();
-    if (pch->note && s.reporter) s.reporter->note(v.name + ": " + *pch->note);
-    if (pch->used && ccache) env["CCACHE_SLOPPINESS"] = ccache_sloppiness(configured_ccache_sloppiness(*ccache));
-  }
+  bool compiling = false;
+  auto start_compile = [&] {
+    if (compiling) return;
+    compiling = true;
+    if (on_compile) on_compile();
+    if (s.reporter) s.reporter->stage(v.name, Stage::compile);
+  };
   fs::path stats_log = work / "ccache-stats.log";
   if (s.remote_cache && ccache) {
     std::error_code ignored;
     fs::remove(stats_log, ignored);
     for (const auto& [key, value] : remote_cache_env(*s.remote_cache, s.project, stats_log)) env[key] = value;
   }
-  if (on_compile) on_compile();
-  if (s.reporter) s.reporter->stage(v.name, Stage::compile);
+  if (header_cache) {
+    ProjectSpecifics specifics{pch_header, s.project, ops_id, ccache ? std::optional<std::string>(ccache->string()) : std::nullopt};
+    TorchInstall torch{t.torch_version, t.include_dirs.empty() ? fs::path() : fs::path(t.include_dirs[0])};
+    // While a new entry is precompiled (one process), the sources that do not use it (.cu files,
+    // light C++ sources) compile on the other cores; a failure among them ends the build after it.
+    std::optional<util::ProcessResult> failed_meanwhile;
+    auto meanwhile = [&](const std::vector<std::string>& outputs) {
+      if (jobs.jobs < 2) return;
+      start_compile();
+      std::vector<std::string> argv = {"ninja", "-C", cmake_dir.string(), "-j", std::to_string(jobs.jobs - 1)};
+      argv.insert(argv.end(), outputs.begin(), outputs.end());
+      auto run = run_logged(s, v.name, argv, log_path, env);
+      if (run && !run->success()) failed_meanwhile = std::move(*run);
+    };
+    auto pch = prepare_torch_pch(
+        cmake_dir, specifics, torch, log_path,
+        [&] {
+          if (s.reporter) s.reporter->note(v.name + ": precompiling the torch headers into the header cache (once per toolchain and flags)");
+        },
+        meanwhile);
+    if (!pch) return std::move(pch).error();
+    if (failed_meanwhile) return build_failure(v.name, "compilation failed", log_path);
+    if (pch->note && s.reporter) s.reporter->note(v.name + ": " + *pch->note);
+    if (pch->used && ccache) env["CCACHE_SLOPPINESS"] = ccache_sloppiness(configured_ccache_sloppiness(*ccache));
+  }
+  start_compile();
   auto run = run_logged(s, v.name, {"ninja", "-C", cmake_dir.string(), "-j", std::to_string(jobs.jobs)}, log_path, env);
   if (!run) return std::move(run).error();
   if (!run->success()) return build_failure(v.name, "compilation failed", log_path);

@@ -67,11 +67,29 @@ def test_header_cache_is_shared_used_only_by_torch_h_sources_and_symbol_identica
     if shutil.which("ccache") is None:
         pytest.skip("ccache not installed")
     one = mixed_project(tmp_path / "one")
-    result = run_build(kernel_builder, one, kb_python, "--variant", cpu_variant, "--unique-id", "pch1")
+    work = one / "build" / ".kb" / cpu_variant
+    # The first build, with the cache cold and a typo in the binding: the binding, which does not
+    # use the entry, compiles beside its precompile (one Ninja run for its object while the entry
+    # is built) and fails; the build reports it, and the entry is kept for the next build.
+    binding = one / "torch-ext" / "torch_binding.cpp"
+    good_binding = binding.read_text()
+    binding.write_text(good_binding + "\nint broken_on_purpose = ;\n")
+    result = run_build(kernel_builder, one, kb_python, "--variant", cpu_variant, "--unique-id", "pch1",
+                       "--cores", "2", check=False)
+    assert result.returncode == 1, result.stderr
     assert "precompiling the torch headers into the header cache" in result.stderr
+    assert "compilation failed" in result.stderr and "torch_binding.cpp:" in result.stderr, result.stderr
+    assert len(entries(cache_env)) == 1
+    log = (work / "build.log").read_text()
+    ninja_runs = [line for line in log.splitlines() if line.startswith("$ ninja ")]
+    assert len(ninja_runs) == 1 and "torch_binding.cpp.o" in ninja_runs[0], ninja_runs
+    assert "addone_cpu.cpp.o" not in ninja_runs[0] and log.index(ninja_runs[0]) > log.index("-x c++-header")
+
+    binding.write_text(good_binding)
+    result = run_build(kernel_builder, one, kb_python, "--variant", cpu_variant, "--unique-id", "pch1")
+    assert "precompiling the torch headers" not in result.stderr
     assert len(entries(cache_env)) == 1
 
-    work = one / "build" / ".kb" / cpu_variant
     commands = compile_commands(one, cpu_variant)
     pch = str(work / "torch-pch" / "torch_pch.h")
     users = [c for c in commands if f"-include {pch}" in c]

@@ -195,3 +195,45 @@ TEST(variant_project, ForceIncludesTheHeaderCacheOnlyWithoutPerSourceOptions) {
   EXPECT_EQ(block.find("flagged.cpp"), std::string::npos);
   EXPECT_NE(block.find("COMPILE_OPTIONS -include \"${KB_TORCH_PCH}\" -Winvalid-pch -fpch-preprocess"), std::string::npos);
 }
+
+TEST(prepare_torch_pch, CompilesTheOtherSourcesWhileTheEntryIsBuilt) {
+  fs::path dir = fs::temp_directory_path() / ("kb-pch-meanwhile-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir / "cmake-build");
+  ::setenv("XDG_CACHE_HOME", (dir / "cache").c_str(), 1);
+  // A compiler whose precompile finishes only once the other sources were started: it would hang
+  // (and fail after 20 s) if they were compiled after it instead of beside it.
+  fs::path compiler = dir / "cc";
+  ASSERT_TRUE(kb::util::write_file_atomic(compiler, "#!/bin/sh\n"
+                                             "if [ \"$1\" = -dumpfullversion ]; then echo 12.2.0; exit 0; fi\n"
+                                             "for i in $(seq 200); do [ -f '" + (dir / "go").string() + "' ] && break; sleep 0.1; done\n"
+                                             "[ -f '" + (dir / "go").string() + "' ] || exit 3\n"
+                                             "while [ $# -gt 1 ]; do [ \"$1\" = -o ] && echo gch > \"$2\"; shift; done\n"));
+  fs::permissions(compiler, fs::perms::owner_all);
+  fs::path header = dir / "work" / "torch_pch.h";
+  std::string cc = compiler.string();
+  ASSERT_TRUE(kb::util::write_file_atomic(dir / "cmake-build" / "compile_commands.json",
+                                   "[{\"command\": \"" + cc + " -O2 -include " + header.string() + " -o CMakeFiles/a.o -c a.cpp\"},"
+                                   " {\"command\": \"" + cc + " -O2 -o CMakeFiles/b.cu.o -c b.cu\"}]"));
+  ProjectSpecifics specifics{header, dir, "t", std::nullopt};
+  std::vector<std::string> compiled;
+  auto meanwhile = [&](const std::vector<std::string>& outputs) {
+    compiled = outputs;
+    ASSERT_TRUE(kb::util::write_file_atomic(dir / "go", ""));
+  };
+  auto first = prepare_torch_pch(dir / "cmake-build", specifics, {"2.11.0", dir}, dir / "log", {}, meanwhile);
+  ASSERT_TRUE(first) << first.error().message;
+  EXPECT_TRUE(first->used);
+  EXPECT_TRUE(first->created);
+  EXPECT_EQ(compiled, std::vector<std::string>{"CMakeFiles/b.cu.o"});
+  EXPECT_TRUE(fs::exists(header.string() + ".gch"));
+
+  // With the entry in the cache nothing is precompiled, so nothing is compiled beside it.
+  compiled.clear();
+  auto second = prepare_torch_pch(dir / "cmake-build", specifics, {"2.11.0", dir}, dir / "log", {}, meanwhile);
+  ASSERT_TRUE(second);
+  EXPECT_TRUE(second->used);
+  EXPECT_FALSE(second->created);
+  EXPECT_TRUE(compiled.empty());
+  fs::remove_all(dir);
+}
