@@ -44,12 +44,15 @@ def redis_url(tmp_path):
 
 
 def _runner(tmp_path, name, kernel_builder, kb_python, cpu_variant, redis_url, depth, fixture="addone"):
+    """Builds a fresh copy of `fixture`; without the remote cache when `redis_url` is None."""
     root = tmp_path / name
     for part in range(depth):
         root = root / f"d{part}"
     project = copy_fixture(fixture, root)
-    env = dict(os.environ, CCACHE_DIR=str(tmp_path / name / "ccache"), XDG_CACHE_HOME=str(tmp_path / name / "xdg"),
-               KERNEL_BUILDER_REMOTE_CACHE=redis_url)
+    env = dict(os.environ, CCACHE_DIR=str(tmp_path / name / "ccache"), XDG_CACHE_HOME=str(tmp_path / name / "xdg"))
+    env.pop("KERNEL_BUILDER_REMOTE_CACHE", None)
+    if redis_url:
+        env["KERNEL_BUILDER_REMOTE_CACHE"] = redis_url
     start = time.monotonic()
     run = subprocess.run([str(kernel_builder), "build", str(project), "--python", str(kb_python), "--variant", cpu_variant,
                           "--unique-id", "rcache"], capture_output=True, text=True, env=env)
@@ -69,6 +72,11 @@ def test_second_runner_gets_every_compile_from_the_remote_cache(tmp_path, kernel
     assert "the torch header cache is off with --remote-cache" in second
     assert second_module == first_module
     print(f"remote cache: runner 1 {first_s:.1f} s, runner 2 {second_s:.1f} s, hit rate 3/3")
+    # ccache passes the paths under the kernel directory relative to the build directory here
+    # (base_dir): the module is still the one a build without the remote cache makes (__FILE__ in
+    # TORCH_CHECK's messages names the sources the same way).
+    _, _, local_module = _runner(tmp_path, "local", kernel_builder, kb_python, cpu_variant, None, 2)
+    assert local_module == first_module
 
 
 def test_nvcc_compiles_hit_from_another_directory(tmp_path, kernel_builder, kb_python, redis_url):
