@@ -116,7 +116,9 @@ Result<ShellEnvironment> shell_environment(const config::BuildConfig& config, co
       return Error(ErrorKind::not_found, "Variant `" + chosen->built + "` is not built in `" + build_dir.string() + "`")
           .with_hint("run `kernel-builder build --variant " + chosen->built + "` first");
     }
-    env.set["PYTHONPATH"] = (build_dir / chosen->built).string();
+    fs::path packages = build_dir / ".kb" / "testshell" / chosen->built;
+    env.package = ShellEnvironment::Link{packages / config.general.python_name(), build_dir / chosen->built};
+    env.set["PYTHONPATH"] = packages.string() + ":" + (build_dir / chosen->built).string();
     env.unset.push_back("LD_LIBRARY_PATH");
   }
   return env;

@@ -1,6 +1,6 @@
 // The environments of `kernel-builder devshell` and `testshell` (cli.md §1.2): one build set's
 // toolchain on PATH (its interpreter's bin directory, CUDA_HOME/bin), and for testshell the
-// built variant importable. Pure planning: the CLI applies the result and execs the shell.
+// built variant importable (by its package name, and its directory on PYTHONPATH). Pure planning: the CLI applies the result and execs the shell.
 #pragma once
 
 #include <filesystem>
@@ -18,6 +18,15 @@ namespace kb::builder {
 struct ShellEnvironment {
   std::string variant;   // the build set's arch name (the `--variant` key)
   std::string built;     // testshell: the variant directory name under build/ it imports
+  // testshell: a symbolic link `link` -> `target` (the built variant directory) that the CLI
+  // creates before starting the shell. The link is named after the kernel's Python package and
+  // its directory comes first on PYTHONPATH, so `import <python_name>` (the tests of upstream's
+  // kernels: `from rmsnorm.layers import RMSNorm`) finds the built variant.
+  struct Link {
+    std::filesystem::path link;
+    std::filesystem::path target;
+  };
+  std::optional<Link> package;
   std::filesystem::path python;
   std::map<std::string, std::string> set;
   std::vector<std::string> unset;

@@ -1,6 +1,7 @@
 """`kernel-builder devshell` / `testshell` (cli.md §1.2, issue 12 item 4): a command after `--`
 runs in the kernel directory with the chosen build set's toolchain first on PATH; testshell also
-puts the built variant on PYTHONPATH and clears LD_LIBRARY_PATH."""
+makes the built variant importable by its package name, puts its directory on PYTHONPATH and
+clears LD_LIBRARY_PATH."""
 import json
 import os
 import subprocess
@@ -69,19 +70,25 @@ def test_testshell_puts_the_built_variant_on_pythonpath(cpu_build, cpu_variant, 
     variant = project / "build" / cpu_variant
     ops_id = json.loads((variant / "metadata.json").read_text())["id"]
     env = dict(os.environ, LD_LIBRARY_PATH="/nonexistent")
+    # The variant by its package name (`import addone`, as upstream kernels' tests do), and its
+    # directory on the path as well.
     code = SHOW_ENV + (
-        "\nimport importlib.util\nroot = os.environ['PYTHONPATH']\n"
+        "\nimport importlib.util\nroot = os.environ['PYTHONPATH'].split(':')[-1]\n"
         f"spec = importlib.util.spec_from_file_location({ops_id!r}, os.path.join(root, '__init__.py'), "
         "submodule_search_locations=[root])\n"
         f"module = importlib.util.module_from_spec(spec)\nsys.modules[{ops_id!r}] = module\n"
         "spec.loader.exec_module(module)\n"
-        "import torch\nassert module.addone(torch.zeros(2)).tolist() == [1.0, 1.0]\n")
-    result = shell(kernel_builder, "testshell", project, "--python", kb_python, "--variant", cpu_variant, "--",
-                   "python", "-c", code, env=env)
-    assert result.returncode == 0, result.stderr
-    seen = json.loads(result.stdout.splitlines()[0])
-    assert seen["pythonpath"] == str(variant)
-    assert seen["ld"] is None
+        "import torch\nassert module.addone(torch.zeros(2)).tolist() == [1.0, 1.0]\n"
+        "import addone\nassert addone.addone(torch.zeros(3)).tolist() == [1.0, 1.0, 1.0]\n"
+        "print(os.path.realpath(addone.__file__))\n")
+    for _ in range(2):  # the second run finds the link of the first
+        result = shell(kernel_builder, "testshell", project, "--python", kb_python, "--variant", cpu_variant, "--",
+                       "python", "-c", code, env=env)
+        assert result.returncode == 0, result.stderr
+        seen = json.loads(result.stdout.splitlines()[0])
+        assert seen["pythonpath"].split(":") == [str(project / "build" / ".kb" / "testshell" / cpu_variant), str(variant)]
+        assert seen["ld"] is None
+        assert result.stdout.splitlines()[1] == str(variant / "__init__.py")
 
 
 def test_testshell_needs_a_built_variant(tmp_path, kernel_builder, kb_python):

@@ -45,6 +45,16 @@ int run_shell(const Options& options, bool test_shell) {
   for (const auto& problem : problems) std::fprintf(stderr, "warning: toolchain not usable: %s\n", problem.c_str());
   auto env = builder::shell_environment(*config, project, *toolchains, options.variant, test_shell);
   if (!env) return report_error(env.error());
+  if (env->package) {
+    std::error_code ec;
+    const auto& [link, target] = *env->package;
+    std::filesystem::create_directories(link.parent_path(), ec);
+    if (!ec && std::filesystem::is_symlink(link)) std::filesystem::remove(link, ec);
+    if (!ec) std::filesystem::create_directory_symlink(target, link, ec);
+    if (ec) {
+      return report_error(util::Error(util::ErrorKind::io, "Cannot create `" + link.string() + "`").with_cause(ec.message()));
+    }
+  }
   for (const auto& [key, value] : env->set) ::setenv(key.c_str(), value.c_str(), 1);
   for (const auto& key : env->unset) ::unsetenv(key.c_str());
   std::vector<std::string> argv = options.command;
