@@ -20,7 +20,7 @@ Action setup(CLI::App& app) {
   CLI::App* add = app.add_subcommand("add", "Create a user or add organizations; prints a new token");
   add->add_option("NAME", o->name, "User name")->required();
   add->add_option("--root", o->root, "Hub storage directory")->required();
-  add->add_option("--org", o->orgs, "Organization the user belongs to (repeatable)");
+  add->add_option("--org", o->orgs, "Organization the user belongs to (repeatable)")->allow_extra_args(false);
   return [o] {
     hub::storage::Accounts accounts(o->root);
     auto token = accounts.add_user(o->name, o->orgs);

@@ -159,3 +159,14 @@ def test_list_variants_marks_what_the_toolchains_build(kernel_builder, scaffold)
     # Piped without --mark: the bare names, as upstream prints them.
     bare = run(kernel_builder, "list-variants", "--python", sys.executable, cwd=scaffold)
     assert all(" " not in line for line in bare.stdout.splitlines())
+
+
+def test_repeatable_options_take_one_value_each(kernel_builder, scaffold, tmp_path):
+    """`--python PATH KERNEL_DIR`: the directory after a repeatable option is the positional, not a
+    second interpreter (kernel-builder build, list-variants, devshell/testshell, ci plan)."""
+    r = run(kernel_builder, "list-variants", "--python", sys.executable, str(scaffold), cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == run(kernel_builder, "list-variants", "--python", sys.executable, cwd=scaffold).stdout
+    r = run(kernel_builder, "build", "--python", "/nonexistent/python3", "--variant", "torch-cpu", str(scaffold / "nope"),
+            cwd=tmp_path)
+    assert r.returncode == 2 and "nope" in r.stderr, r.stderr

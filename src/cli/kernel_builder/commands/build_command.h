@@ -110,8 +110,8 @@ struct BuildCommandOptions {
 
 inline void add_build_flags(CLI::App& app, BuildCommandOptions& o, bool with_variant) {
   add_kernel_dir(app, o.kernel_dir);
-  if (with_variant) app.add_option("--variant", o.build.variants, "Build only this variant (repeatable)");
-  app.add_option("--python", o.build.pythons, "Python interpreter with torch to build with (repeatable)");
+  if (with_variant) app.add_option("--variant", o.build.variants, "Build only this variant (repeatable)")->allow_extra_args(false);
+  app.add_option("--python", o.build.pythons, "Python interpreter with torch to build with (repeatable)")->allow_extra_args(false);
   app.add_option("--toolchains", o.toolchains, "Toolchain registry file (default: $KERNEL_BUILDER_TOOLCHAINS)");
   app.add_option("--max-jobs", o.build.max_jobs, "Number of variants built concurrently (default 1)");
   app.add_option("--cores", o.cores, "Parallel compile jobs inside one variant build");

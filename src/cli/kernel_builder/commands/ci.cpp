@@ -53,7 +53,8 @@ struct Options {
 
 void add_selection(CLI::App* app, Selection& s, const std::string& default_systems = "every system") {
   add_kernel_dir(*app, s.dir);
-  app->add_option("--system", s.systems, "Plan only this system, e.g. x86_64-linux (repeatable; default: " + default_systems + ")");
+  app->add_option("--system", s.systems, "Plan only this system, e.g. x86_64-linux (repeatable; default: " + default_systems + ")")
+      ->allow_extra_args(false);
   app->add_flag("--all", s.all, "Also plan the reference matrix's build sets outside the release bundle");
 }
 
@@ -220,7 +221,8 @@ Action setup(CLI::App& app) {
   app.require_subcommand(1, 1);
   CLI::App* plan = app.add_subcommand("plan", "Print the release plan: the bundle's variants grouped by toolchain, one group per CI job (JSON)");
   add_selection(plan, o->plan);
-  plan->add_option("--python", o->pythons, "Mark the groups this interpreter with torch builds here (repeatable)");
+  plan->add_option("--python", o->pythons, "Mark the groups this interpreter with torch builds here (repeatable)")
+      ->allow_extra_args(false);
   plan->add_option("--toolchains", o->toolchains, "Mark the groups the toolchains of this registry file build here");
 
   CLI::App* generate = app.add_subcommand("generate", "Write a CI workflow that runs the release plan");

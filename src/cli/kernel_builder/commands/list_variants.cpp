@@ -149,7 +149,8 @@ Action setup(CLI::App& app) {
                "Print a JSON array of objects instead of names (with `buildable` and `toolchain` per variant)");
   app.add_flag("--mark", options->mark,
                "Mark the variants the configured toolchains can build here (default on a terminal)");
-  app.add_option("--python", options->pythons, "Python interpreter with torch to consider as a toolchain (repeatable)");
+  app.add_option("--python", options->pythons, "Python interpreter with torch to consider as a toolchain (repeatable)")
+      ->allow_extra_args(false);
   app.add_option("--toolchains", options->toolchains, "Toolchain registry file (default: $KERNEL_BUILDER_TOOLCHAINS)");
   return [options] { return list_variants(*options); };
 }
