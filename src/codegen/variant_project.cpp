@@ -79,9 +79,17 @@ void add_sources(std::string& out, const std::string& target, const std::vector<
 util::Result<std::vector<std::string>> cuda_unit_flags(const config::KernelUnit& unit, const VariantProjectInput& input,
                                          const std::vector<std::string>& archs) {
   std::vector<std::string> flags;
-  for (const auto& f : input.config->is_tvm_ffi() ? std::vector<std::string>{} : input.torch_nvcc_flags) {
-    if (util::starts_with(f, "-D__CUDA_NO_HALF") || util::starts_with(f, "-D__CUDA_NO_BFLOAT16")) continue;
-    flags.push_back(f);
+  if (!input.config->is_tvm_ffi()) {
+    for (const auto& f : input.torch_nvcc_flags) {
+      if (util::starts_with(f, "-D__CUDA_NO_HALF") || util::starts_with(f, "-D__CUDA_NO_BFLOAT16")) continue;
+      flags.push_back(f);
+    }
+    // What torch's CMake package (Caffe2/public/cuda.cmake) adds to every nvcc command of a
+    // project that finds it, as upstream's do: kernels use __device__ lambdas and constexpr host
+    // functions in device code without asking for them (kernels-community/rotary).
+    for (const char* f : {"--expt-relaxed-constexpr", "--expt-extended-lambda"}) {
+      if (std::find(flags.begin(), flags.end(), f) == flags.end()) flags.push_back(f);
+    }
   }
   if (input.cuda && (*input.cuda >= variant::MajorMinor{11, 8})) flags.push_back("-DENABLE_FP8");
   if (unit.cuda_flags) {
