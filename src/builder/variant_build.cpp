@@ -450,14 +450,14 @@ Result<ArchOutput> compile_arch(const BuildSettings& s, const PlannedVariant& v,
     TorchInstall torch{t.torch_version, t.include_dirs.empty() ? fs::path() : fs::path(t.include_dirs[0])};
     // While a new entry is precompiled (one process), the sources that do not use it (.cu files,
     // light C++ sources) compile on the other cores; a failure among them ends the build after it.
-    std::optional<util::ProcessResult> failed_meanwhile;
+    bool failed_meanwhile = false;
     auto meanwhile = [&](const std::vector<std::string>& outputs) {
       if (jobs.jobs < 2) return;
       start_compile();
       std::vector<std::string> argv = {"ninja", "-C", cmake_dir.string(), "-j", std::to_string(jobs.jobs - 1)};
       argv.insert(argv.end(), outputs.begin(), outputs.end());
       auto run = run_logged(s, v.name, argv, log_path, env);
-      if (run && !run->success()) failed_meanwhile = std::move(*run);
+      failed_meanwhile = run && !run->success();
     };
     auto pch = prepare_torch_pch(
         cmake_dir, specifics, torch, log_path,
