@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "cli/command_registry.h"
+#include "kb_git_version.h"
 #include "util/exit_code.h"
 #include "util/report.h"
 
