@@ -335,8 +335,7 @@ Result<ArchOutput> compile_arch(const BuildSettings& s, const PlannedVariant& v,
   if (header_cache) {
     const auto& torch = std::get<config::TorchConfig>(s.config->framework);
     std::vector<std::string> sources = torch.src;
-    std::vector<std::string> dirs = {".", "torch-ext"};
-    for (const auto& inc : torch.include.value_or(std::vector<std::string>{})) dirs.push_back(inc);
+    std::vector<std::string> dirs = codegen::module_include_dirs(*s.config);
     for (const auto* unit : s.config->units_for(v.backend)) {
       sources.insert(sources.end(), unit->src.begin(), unit->src.end());
       for (const auto& inc : unit->include.value_or(std::vector<std::string>{})) dirs.push_back(inc);

@@ -165,12 +165,10 @@ util::Result<GeneratedFiles> add_setup_files(const config::BuildConfig& config, 
 // TVM-FFI _ops.py, no registration.h, and `apache-tvm-ffi` instead of torch as build requirement.
 util::Result<GeneratedFiles> generate_tvm_ffi_project(const PyprojectInput& input, GeneratedFiles files) {
   const auto& config = *input.config;
-  const auto& tvm = std::get<config::TvmFfiConfig>(config.framework);
   std::string python_name = config.general.python_name();
   auto blocks = backend_blocks(input);
   if (!blocks) return std::move(blocks).error();
-  std::string includes;
-  for (const auto& inc : tvm.include.value_or(std::vector<std::string>{})) includes += " \"${KB_PROJECT_DIR}/" + inc + "\"";
+  std::string includes = render_module_include_dirs(config, " ");
   KB_TRY(add_project_template(
       files, "CMakeLists.txt", "pyproject/CMakeLists_tvm_ffi.txt.in",
       templating::string_context({{"name", config.general.name},
@@ -210,6 +208,7 @@ util::Result<GeneratedFiles> generate_torch_project(const PyprojectInput& input,
                                   {"project_dir", input.project_dir},
                                   {"unique_id", input.unique_id},
                                   {"torch_bounds", bounds},
+                                  {"includes", render_module_include_dirs(config, "\n  ")},
                                   {"backend_blocks", *blocks},
                                   {"data_extensions", util::join(config.data_extensions(), ";")}})));
   KB_TRY(add_project_template(files, "cmake/kernel_utils.cmake", "pyproject/cmake/kernel_utils.cmake"));

@@ -55,6 +55,27 @@ Binding binding_of(const config::BuildConfig& config) {
   return {torch.src, torch.include.value_or(none), torch.cxx_flags.value_or(none), "torch-ext"};
 }
 
+}  // namespace
+
+std::vector<std::string> module_include_dirs(const config::BuildConfig& config) {
+  auto binding = binding_of(config);
+  std::vector<std::string> out = {".", binding.ext_dir, "csrc"};
+  for (const auto& inc : binding.include) {
+    if (std::find(out.begin(), out.end(), inc) == out.end()) out.push_back(inc);
+  }
+  return out;
+}
+
+std::string render_module_include_dirs(const config::BuildConfig& config, const std::string& separator) {
+  std::string out;
+  for (const auto& dir : module_include_dirs(config)) {
+    out += separator + (dir == "." ? std::string("\"${KB_PROJECT_DIR}\"") : source_path(dir));
+  }
+  return out;
+}
+
+namespace {
+
 // Adds `sources` to the target; per-file options and include directories.
 void add_sources(std::string& out, const std::string& target, const std::vector<std::string>& sources,
                  const std::vector<std::string>& options, const std::vector<std::string>& includes,
@@ -363,17 +384,12 @@ util::Result<GeneratedFiles> generate_variant_project(const VariantProjectInput&
     return util::Error(util::ErrorKind::config, "Only [torch] and [tvm-ffi] projects have arch variants built by this generator");
   }
   bool tvm_ffi = cfg.is_tvm_ffi();
-  auto binding = binding_of(cfg);
   std::vector<std::string> definitions = backend_definitions(input);
   std::string definition_lines;
   for (const auto& d : definitions) definition_lines += "  " + quote(d) + "\n";
   if (!definition_lines.empty()) definition_lines.pop_back();
 
-  std::string include_lines;
-  for (const auto& inc : binding.include) {
-    include_lines += "  \"${KB_PROJECT_DIR}/" + inc + "\"\n";
-  }
-  if (!include_lines.empty()) include_lines.pop_back();
+  std::string include_lines = render_module_include_dirs(cfg, "\n  ");
 
   std::string languages = "CXX";
   if (input.backend == Backend::cuda) languages = "CXX CUDA";
@@ -395,7 +411,6 @@ util::Result<GeneratedFiles> generate_variant_project(const VariantProjectInput&
                                              {"suffix", tvm_ffi ? ".so" : ".abi3.so"},
                                              {"name_definitions", name_definitions},
                                              {"definitions", definition_lines},
-                                             {"ext_dir", binding.ext_dir},
                                              {"includes", include_lines},
                                              {"link_libraries", link},
                                              {"backend_setup", render_backend_setup(input)},

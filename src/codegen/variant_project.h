@@ -36,6 +36,14 @@ struct VariantProjectInput {
 // Files: `CMakeLists.txt` and `registration.h`.
 util::Result<GeneratedFiles> generate_variant_project(const VariantProjectInput& input);
 
+// The directories, relative to the kernel directory ("." for itself), that every source of the
+// module includes from: the kernel directory, the binding directory (torch-ext or tvm-ffi-ext),
+// csrc/ (upstream's module target adds it, and bindings include its headers by bare name, e.g.
+// kernels-community/megablocks' "cumsum.h"), then the binding's `include` entries.
+std::vector<std::string> module_include_dirs(const config::BuildConfig& config);
+// Those directories as quoted CMake paths under ${KB_PROJECT_DIR}, `separator` before each.
+std::string render_module_include_dirs(const config::BuildConfig& config, const std::string& separator);
+
 // The CMake text adding the [torch] sources and the kernel units of `input.backend` to the target
 // named `input.ops_id` (which may be a CMake expression such as `${OPS_NAME}`).
 util::Result<std::string> render_sources(const VariantProjectInput& input);
