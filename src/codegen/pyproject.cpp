@@ -69,6 +69,13 @@ util::Result<std::string> optional_dependencies(const config::BuildConfig& confi
   return out;
 }
 
+// The project's backends as a CMake list.
+std::string project_backends(const config::BuildConfig& config) {
+  std::vector<std::string> names;
+  for (Backend backend : config.general.backends) names.push_back(std::string(config::to_string(backend)));
+  return util::join(names, ";");
+}
+
 util::Result<std::string> backend_block(const PyprojectInput& input, Backend backend) {
   VariantProjectInput v;
   v.config = input.config;
@@ -208,6 +215,7 @@ util::Result<GeneratedFiles> generate_torch_project(const PyprojectInput& input,
                                   {"project_dir", input.project_dir},
                                   {"unique_id", input.unique_id},
                                   {"torch_bounds", bounds},
+                                  {"backends", project_backends(config)},
                                   {"includes", render_module_include_dirs(config, "\n  ")},
                                   {"backend_blocks", *blocks},
                                   {"data_extensions", util::join(config.data_extensions(), ";")}})));
