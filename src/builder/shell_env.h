@@ -1,6 +1,7 @@
 // The environments of `kernel-builder devshell` and `testshell` (cli.md §1.2): one build set's
 // toolchain on PATH (its interpreter's bin directory, CUDA_HOME/bin), and for testshell the
-// built variant importable (by its package name, and its directory on PYTHONPATH). Pure planning: the CLI applies the result and execs the shell.
+// built variant importable (by its package name, and its directory on PYTHONPATH). Pure
+// planning: the CLI applies the result and execs the shell.
 #pragma once
 
 #include <filesystem>

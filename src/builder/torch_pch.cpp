@@ -347,15 +347,11 @@ Result<PreparedPch> prepare_torch_pch(const fs::path& cmake_dir, const ProjectSp
   nlohmann::json commands = nlohmann::json::parse(*text, nullptr, false);
   if (!commands.is_array()) return unused("the header cache is not used: compile_commands.json is unreadable");
   std::optional<std::vector<std::string>> tu;
-  std::vector<std::string> other_outputs;  // the objects of the sources that do not use it
+  std::vector<std::string> other_commands;  // of the sources that do not use it
   for (const auto& entry : commands) {
     std::string command = entry.value("command", "");
     if (command.find(specifics.pch_header.string()) == std::string::npos) {
-      // compile_commands.json has an "output" field only from CMake 3.20's Makefile generators on.
-      if (auto words = split_command(command)) {
-        auto o = std::find(words->begin(), words->end(), "-o");
-        if (o != words->end() && o + 1 != words->end()) other_outputs.push_back(*(o + 1));
-      }
+      other_commands.push_back(std::move(command));
       continue;
     }
     if (tu) continue;
@@ -396,8 +392,18 @@ Result<PreparedPch> prepare_torch_pch(const fs::path& cmake_dir, const ProjectSp
       }
       util::ProcessOptions options;
       options.merge_stderr = true;
+      // The objects of the other sources: the word after -o (the compile_commands.json that
+      // CMake 3.25's Ninja generator writes has no "output" field).
+      std::vector<std::string> other_outputs;
+      for (const auto& command : other_commands) {
+        if (!meanwhile) break;
+        auto words = split_command(command);
+        if (!words) continue;
+        auto o = std::find(words->begin(), words->end(), "-o");
+        if (o != words->end() && o + 1 != words->end()) other_outputs.push_back(*(o + 1));
+      }
       std::optional<Result<util::ProcessResult>> precompiled;
-      if (meanwhile && !other_outputs.empty()) {
+      if (!other_outputs.empty()) {
         // The precompile is one compiler process: the sources that do not use the entry compile
         // beside it instead of after it.
         std::thread precompile([&] { precompiled = util::run_process(argv, options); });

@@ -7,10 +7,11 @@
 // Which sources use it: C++ sources that reach <torch/torch.h>, the precompiled header itself,
 // through a prologue of torch's own headers — their leading includes, followed through the
 // project's own headers, are <torch/...>, <ATen/...> or <c10/...> headers (and the builder's
-// registration.h, generated or copied verbatim) until <torch/torch.h> comes — and that get no per-source options (codegen
-// decides that part), in variants that do not target the Torch stable ABI. Such a source
-// compiles to the same module with the precompiled state in front of it: it includes all of
-// torch anyway, and only torch's own self-contained headers (in another order) came before it.
+// registration.h, generated or copied verbatim) until <torch/torch.h> comes — and that get no
+// per-source options (codegen decides that part), in variants that do not target the Torch
+// stable ABI. Such a source compiles to the same module with the precompiled state in front of
+// it: it includes all of torch anyway, and only torch's own self-contained headers (in another
+// order) came before it.
 // A source whose leading torch headers never reach <torch/torch.h> (<torch/library.h> and
 // declarations, <ATen/...> alone), or that has its own code, macros or other headers first,
 // compiles without it: the precompiled state would add torch headers it does not include, or

@@ -69,11 +69,11 @@ util::Result<std::string> optional_dependencies(const config::BuildConfig& confi
   return out;
 }
 
-// The project's backends as a CMake list.
-std::string project_backends(const config::BuildConfig& config) {
+// The names of the project's backends ([general] backends), in its order.
+std::vector<std::string> backend_names(const config::BuildConfig& config) {
   std::vector<std::string> names;
   for (Backend backend : config.general.backends) names.push_back(std::string(config::to_string(backend)));
-  return util::join(names, ";");
+  return names;
 }
 
 util::Result<std::string> backend_block(const PyprojectInput& input, Backend backend) {
@@ -215,7 +215,7 @@ util::Result<GeneratedFiles> generate_torch_project(const PyprojectInput& input,
                                   {"project_dir", input.project_dir},
                                   {"unique_id", input.unique_id},
                                   {"torch_bounds", bounds},
-                                  {"backends", project_backends(config)},
+                                  {"backends", util::join(backend_names(config), ";")},
                                   {"includes", render_module_include_dirs(config, "\n  ")},
                                   {"backend_blocks", *blocks},
                                   {"data_extensions", util::join(config.data_extensions(), ";")}})));
@@ -231,12 +231,10 @@ util::Result<GeneratedFiles> generate_noarch_project(const PyprojectInput& input
   auto ops_py = render_ops_py_noarch(python_name, input.unique_id);
   if (!ops_py) return std::move(ops_py).error();
   files["torch-ext/" + python_name + "/_ops.py"] = std::move(ops_py).value();
-  std::vector<std::string> backends;
-  for (Backend backend : config.general.backends) backends.push_back(std::string(config::to_string(backend)));
   KB_TRY(add_project_template(files, "setup.py", "pyproject/setup_noarch.py.in",
                               templating::string_context({{"name", config.general.name},
                                                           {"python_name", python_name},
-                                                          {"backends", quoted_list(backends)},
+                                                          {"backends", quoted_list(backend_names(config))},
                                                           {"package_data", quoted_list(package_globs(config))}})));
   auto general = general_pip_names(config);
   if (!general) return std::move(general).error();

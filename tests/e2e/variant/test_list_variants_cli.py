@@ -163,7 +163,8 @@ def test_list_variants_marks_what_the_toolchains_build(kernel_builder, scaffold)
 
 def test_repeatable_options_take_one_value_each(kernel_builder, scaffold, tmp_path):
     """`--python PATH KERNEL_DIR`: the directory after a repeatable option is the positional, not a
-    second interpreter (kernel-builder build, list-variants, devshell/testshell, ci plan)."""
+    second interpreter. Checked on list-variants (--python) and build (--python, --variant);
+    devshell/testshell, `ci plan` and `kernel-hub user add --org` set their options the same way."""
     r = run(kernel_builder, "list-variants", "--python", sys.executable, str(scaffold), cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     assert r.stdout == run(kernel_builder, "list-variants", "--python", sys.executable, cwd=scaffold).stdout
