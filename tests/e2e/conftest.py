@@ -46,3 +46,27 @@ def kb_python() -> Path:
     if not python.exists():
         pytest.fail(f"toolchain interpreter {python} not found; set KB_TEST_PYTHON")
     return python
+
+
+# The second toolchain (torch 2.15, outside the reference matrix) that scripts/install-deps puts in
+# .venv-torch215, or skips with a note in that folder when the disk could not hold it.
+def _torch215_python() -> Path:
+    return Path(os.environ.get("KB_TORCH215_PYTHON", REPO_ROOT / ".venv-torch215" / "bin" / "python"))
+
+
+@pytest.fixture(scope="session")
+def torch215_python() -> Path:
+    python = _torch215_python()
+    skipped = python.parent.parent / ".kb-skipped"
+    if not python.exists() and skipped.is_file():
+        pytest.skip(skipped.read_text().strip())
+    if not python.exists():
+        pytest.fail(f"{python} not found: run scripts/install-deps (it installs requirements/torch215.txt)")
+    return python
+
+
+@pytest.fixture(scope="session")
+def torch215_python_if_installed() -> Path | None:
+    """For tests that add the second toolchain where it is installed and run without it elsewhere."""
+    python = _torch215_python()
+    return python if python.exists() else None

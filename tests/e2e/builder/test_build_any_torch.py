@@ -16,18 +16,6 @@ from kb_build_e2e_support import copy_fixture, import_check_script  # noqa: E402
 REPO = Path(__file__).resolve().parents[3]
 
 
-@pytest.fixture(scope="session")
-def torch215_python() -> Path:
-    python = Path(os.environ.get("KB_TORCH215_PYTHON", REPO / ".venv-torch215" / "bin" / "python"))
-    skipped = python.parent.parent / ".kb-skipped"
-    if not python.exists() and skipped.is_file():
-        # install-deps leaves this note when the disk could not hold a second torch.
-        pytest.skip(skipped.read_text().strip())
-    if not python.exists():
-        pytest.fail(f"{python} not found: run scripts/install-deps (it installs requirements/torch215.txt)")
-    return python
-
-
 def cpu_only(project: Path, torch_bounds: str = "") -> Path:
     """The addone fixture reduced to its CPU kernel (no CUDA compile in this test)."""
     text = (project / "build.toml").read_text()

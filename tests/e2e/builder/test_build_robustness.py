@@ -127,13 +127,10 @@ def test_branch_switch_rebuilds_each_branch(copied, kernel_builder, kb_python, c
     assert addone_result(kb_python, variant) == [1.0, 1.0]
 
 
-def test_new_torch_in_the_same_venv_is_probed_again(tmp_path, kernel_builder):
+def test_new_torch_in_the_same_venv_is_probed_again(tmp_path, kernel_builder, torch215_python):
     """A venv whose torch changes (as after `pip install torch==...`) is not served from the probe
     cache: the variants it can build follow the torch it has now."""
-    torch215 = Path(os.environ.get("KB_TORCH215_PYTHON", REPO / ".venv-torch215" / "bin" / "python"))
     pinned = REPO / ".venv" / "bin" / "python"
-    if not torch215.exists():
-        pytest.fail(f"{torch215} not found: run scripts/install-deps")
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
     site = next((venv / "lib").glob("python3*/site-packages"))
@@ -150,7 +147,7 @@ def test_new_torch_in_the_same_venv_is_probed_again(tmp_path, kernel_builder):
     install(pinned)
     first = run_build(kernel_builder, project, venv / "bin" / "python", "--variant", "none", check=False)
     assert "torch211-cxx11-cpu-x86_64-linux" in first.stderr, first.stderr
-    install(torch215)
+    install(torch215_python)
     second = run_build(kernel_builder, project, venv / "bin" / "python", "--variant", "none", check=False)
     assert "torch215-cxx11-cpu-x86_64-linux" in second.stderr, second.stderr
     assert "torch211-cxx11-cpu-x86_64-linux" not in second.stderr.split("Valid variants are:")[1]

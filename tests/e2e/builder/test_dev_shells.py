@@ -19,14 +19,6 @@ SHOW_ENV = ("import json, os, sys; print(json.dumps({'python': sys.executable, '
             "'pythonpath': os.environ.get('PYTHONPATH'), 'ld': os.environ.get('LD_LIBRARY_PATH')}))")
 
 
-@pytest.fixture(scope="module")
-def torch215() -> Path:
-    python = Path(os.environ.get("KB_TORCH215_PYTHON", REPO / ".venv-torch215" / "bin" / "python"))
-    if not python.exists():
-        pytest.fail(f"{python} not found: run scripts/install-deps")
-    return python
-
-
 def shell(kernel_builder, which, project, *args, env=None):
     return subprocess.run([str(kernel_builder), which, str(project), *map(str, args)], capture_output=True, text=True,
                           env=env)
@@ -38,16 +30,16 @@ def cpu_only(project: Path) -> Path:
     return project
 
 
-def test_devshell_runs_the_command_with_the_chosen_toolchain(tmp_path, kernel_builder, kb_python, torch215):
+def test_devshell_runs_the_command_with_the_chosen_toolchain(tmp_path, kernel_builder, kb_python, torch215_python):
     project = cpu_only(copy_fixture("addone", tmp_path))
-    common = ["--python", kb_python, "--python", torch215]
+    common = ["--python", kb_python, "--python", torch215_python]
     default = shell(kernel_builder, "devshell", project, *common, "--", "python", "-c", SHOW_ENV)
     assert default.returncode == 0, default.stderr
     seen = json.loads(default.stdout)
     # Default: the newest torch; `python` on PATH is that toolchain's interpreter.
     assert seen["variant"] == "torch215-cxx11-cpu-x86_64-linux"
-    assert Path(seen["python"]).parent == torch215.parent
-    assert seen["venv"] == str(torch215.parent.parent)
+    assert Path(seen["python"]).parent == torch215_python.parent
+    assert seen["venv"] == str(torch215_python.parent.parent)
     assert seen["cwd"] == str(project)
     chosen = shell(kernel_builder, "devshell", project, *common, "--variant", "torch211-cxx11-cpu-x86_64-linux",
                    "--", "python", "-c", SHOW_ENV)

@@ -27,15 +27,15 @@ def simulate(kernel_builder, kernel_hub, tmp_path, kernel: Path, *extra) -> dict
 
 
 def test_cpu_groups_on_two_runners_share_the_cache_and_complete_the_branch(kernel_builder, kernel_hub, kb_python,
-                                                                           tmp_path):
+                                                                           tmp_path, torch215_python_if_installed):
     pythons = ["--python", kb_python]
-    torch215 = Path(os.environ.get("KB_TORCH215_PYTHON", REPO / ".venv-torch215" / "bin" / "python"))
-    if torch215.exists():
+    torch215 = torch215_python_if_installed
+    if torch215 is not None:
         pythons += ["--python", torch215]
     summary = simulate(kernel_builder, kernel_hub, tmp_path, REPO / "tests" / "e2e" / "builder" / "data" / "addone",
                        "--runners", 2, "--rounds", 2, "--backend", "cpu", *pythons)
     assert "torch211-cpu-x86_64-linux" in summary["groups_run"]
-    if torch215.exists():
+    if torch215 is not None:
         assert "torch215-cpu-x86_64-linux" in summary["groups_run"]
     assert any(g.startswith("torch213-") for g in summary["groups_skipped"])  # no toolchain here
     first, second = summary["rounds"]
