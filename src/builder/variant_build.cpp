@@ -12,6 +12,8 @@
 #include <regex>
 #include <thread>
 
+#include <nlohmann/json.hpp>
+
 #include "abi/check.h"
 #include "builder/cmake_cache.h"
 #include "builder/cmake_seed.h"
@@ -239,8 +241,8 @@ class EarlyImportCheck {
   bool started() const { return thread_.joinable(); }
 
   // Hands over the staged variant and waits for the check's outcome.
-  Result<util::ProcessResult> finish(const fs::path& staging, const std::string& ops_id) {
-    std::string line = staging.string() + "\t" + ops_id + "\n";
+  Result<util::ProcessResult> finish(const fs::path& staging, const std::string& ops_id, const std::string& modules) {
+    std::string line = staging.string() + "\t" + ops_id + "\t" + modules + "\n";
     // An interpreter that already exited (e.g. torch failed to import) must not kill the builder
     // with SIGPIPE: the signal is blocked in this thread and a pending one is consumed.
     sigset_t pipe_signal, previous;
@@ -483,26 +485,89 @@ Result<ArchOutput> compile_arch(const BuildSettings& s, const PlannedVariant& v,
   return out;
 }
 
+// The packages that the variant's python-depends install, for the import check: each with the
+// module it provides (registry entries without one are not probed).
+std::vector<config::PythonPackage> probed_python_packages(const BuildSettings& s, Backend backend) {
+  std::vector<config::PythonPackage> out;
+  auto deps = config::resolve_python_depends(*s.config, backend, config::PythonRegistry::embedded());
+  if (!deps) return out;  // reported by base_metadata
+  for (const auto* dep : *deps) {
+    for (const auto& package : dep->python) {
+      if (package.import_name) out.push_back(package);
+    }
+  }
+  return out;
+}
+
+// The failure of an import check that import_check.py ended with status 3: a module the variant
+// needs is not installed for the toolchain's interpreter (the report is the output's last line).
+Error missing_module_error(const PlannedVariant& v, const std::vector<config::PythonPackage>& packages,
+                           const nlohmann::json& report, std::vector<std::string> output_tail,
+                           const fs::path& log_path) {
+  const std::string python = v.toolchain->python.string();
+  if (report.contains("missing") && report["missing"].is_array()) {
+    Error error(ErrorKind::process, "Variant `" + v.name + "` cannot be import-checked: the Python packages of its "
+                                    "python-depends are not installed for " + python);
+    std::vector<std::string> pip;
+    for (const auto& module : report["missing"]) {
+      if (!module.is_string()) continue;
+      for (const auto& package : packages) {
+        if (package.import_name != module.get<std::string>()) continue;
+        error.causes.push_back("`" + package.pkg + "` (module `" + *package.import_name + "`) is not installed");
+        if (std::find(pip.begin(), pip.end(), package.pkg) == pip.end()) pip.push_back(package.pkg);
+      }
+    }
+    error.hints.push_back("install them for that interpreter: " + python + " -m pip install " + util::join(pip, " "));
+    error.hints.push_back("or build without the import check: --no-import-check");
+    return error;
+  }
+  Error error(ErrorKind::process, "Variant `" + v.name + "` fails to import");
+  for (auto& line : output_tail) error.causes.push_back(std::move(line));
+  if (report.contains("undeclared") && report["undeclared"].is_string()) {
+    const std::string module = report["undeclared"].get<std::string>();
+    error.hints.push_back("the variant imports `" + module + "`, which is not installed for " + python +
+                          ": install the package that provides it there, and declare it in build.toml's "
+                          "`python-depends` so that loaders check for it before importing the kernel");
+  }
+  error.hints.push_back("full log: " + log_path.string());
+  return error;
+}
+
 util::Status import_check(const BuildSettings& s, const PlannedVariant& v, const fs::path& staging, const std::string& ops_id,
                     const fs::path& log_path, EarlyImportCheck* early) {
   if (s.reporter) s.reporter->stage(v.name, Stage::check);
+  const auto packages = probed_python_packages(s, v.backend);
+  std::vector<std::string> module_names;
+  for (const auto& package : packages) module_names.push_back(*package.import_name);
+  const std::string modules = util::join(module_names, ",");
   Result<util::ProcessResult> run = Error(ErrorKind::process, "");
   if (early && early->started()) {
-    run = early->finish(staging, ops_id);
+    run = early->finish(staging, ops_id, modules);
     if (run) {
       std::ofstream log(log_path, std::ios::app | std::ios::binary);
       log << "$ " << v.toolchain->python.string() << " -c <import_check.py> --wait (started with the compile) < "
-          << staging.string() << " " << ops_id << "\n" << run->stdout_text;
+          << staging.string() << " " << ops_id << " " << modules << "\n" << run->stdout_text;
       if (s.stream_logs && s.reporter) s.reporter->log(v.name, run->stdout_text);
     }
   } else {
     run = run_logged(s, v.name, {v.toolchain->python.string(), "-c", build_script("import_check.py"),
-                                 staging.string(), ops_id}, log_path, {{"PYTHONDONTWRITEBYTECODE", "1"}});
+                                 staging.string(), ops_id, modules}, log_path, {{"PYTHONDONTWRITEBYTECODE", "1"}});
   }
   if (!run) return std::move(run).error();
   if (!run->success()) {
-    Error error(ErrorKind::process, "Variant `" + v.name + "` fails to import");
     auto lines = util::split(std::string(util::trim(run->stdout_text)), '\n');
+    constexpr int kMissingModule = 3;  // import_check.py's status for a module that is not installed
+    nlohmann::json report;
+    if (run->exit_code == kMissingModule && !lines.empty()) {
+      report = nlohmann::json::parse(lines.back(), nullptr, /*allow_exceptions=*/false);
+    }
+    if (report.is_object()) {
+      lines.pop_back();
+      size_t from = lines.size() > 6 ? lines.size() - 6 : 0;
+      return missing_module_error(v, packages, report, {lines.begin() + static_cast<std::ptrdiff_t>(from), lines.end()},
+                                  log_path);
+    }
+    Error error(ErrorKind::process, "Variant `" + v.name + "` fails to import");
     size_t from = lines.size() > 6 ? lines.size() - 6 : 0;
     for (size_t i = from; i < lines.size(); ++i) error.causes.push_back(lines[i]);
     error.hints.push_back("kernels that need a GPU at import time can be built with `--no-import-check`");

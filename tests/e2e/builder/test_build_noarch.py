@@ -71,3 +71,61 @@ def test_create_and_clean_pyproject(tmp_path, kernel_builder):
     assert not (project / "CMakeLists.txt").exists() and (project / "build.toml").exists()
     nothing = subprocess.run([str(kernel_builder), "clean-pyproject", str(project)], capture_output=True, text=True)
     assert nothing.stderr == "No generated artifacts found to clean.\n"
+
+
+def cpu_noarch(tmp_path: Path, python_depends: str, init_prefix: str = "") -> Path:
+    project = copy_fixture("noarch_scale", tmp_path)
+    build_toml = project / "build.toml"
+    build_toml.write_text(build_toml.read_text().replace('backends = ["cpu", "cuda"]', 'backends = ["cpu"]')
+                          .replace('python-depends = ["einops"]', f"python-depends = {python_depends}"))
+    init = project / "torch-ext" / "noarch_scale" / "__init__.py"
+    init.write_text(init_prefix + init.read_text())
+    return project
+
+
+def build_in(cwd: Path, kernel_builder, project: Path, python: Path, *args: str):
+    return subprocess.run([str(kernel_builder), "build", str(project), "--python", str(python), *args],
+                          capture_output=True, text=True, cwd=cwd)
+
+
+def test_python_depends_not_installed_for_the_toolchain(tmp_path, kernel_builder, kb_python):
+    """The import check names the python-depends packages the toolchain lacks and the pip command
+    that installs them, instead of a traceback (kernels-community/fla, flash-attn4). A folder of the
+    working directory named like the package (a checkout of a kernel of that name beside the
+    project) is not taken for it."""
+    project = cpu_noarch(tmp_path / "p", '["helion"]', "import helion\n")
+    (tmp_path / "helion").mkdir()
+    result = build_in(tmp_path, kernel_builder, project, kb_python, "--unique-id", "n3")
+    assert result.returncode == 1, result.stderr
+    assert result.stderr.splitlines()[-4:] == [
+        "error: Variant `torch-cpu` cannot be import-checked: the Python packages of its python-depends are not "
+        f"installed for {kb_python}",
+        "Caused by: `helion` (module `helion`) is not installed",
+        f"hint: install them for that interpreter: {kb_python} -m pip install helion",
+        "hint: or build without the import check: --no-import-check",
+    ]
+    assert not (project / "build" / "torch-cpu").exists()
+    skipped = build_in(tmp_path, kernel_builder, project, kb_python, "--unique-id", "n3", "--no-import-check")
+    assert "torch-cpu: done" in skipped.stderr
+
+
+def test_undeclared_module_that_is_not_installed(tmp_path, kernel_builder, kb_python):
+    project = cpu_noarch(tmp_path, "[]", "import kb_no_such_module.sub\n")
+    result = run_build(kernel_builder, project, kb_python, "--unique-id", "n4", check=False)
+    assert result.returncode == 1, result.stderr
+    lines = result.stderr.splitlines()
+    assert "error: Variant `torch-cpu` fails to import" in lines
+    assert "Caused by: ModuleNotFoundError: No module named 'kb_no_such_module'" in lines
+    assert (f"hint: the variant imports `kb_no_such_module`, which is not installed for {kb_python}: install the "
+            "package that provides it there, and declare it in build.toml's `python-depends` so that loaders check "
+            "for it before importing the kernel") in lines
+    assert not any("GPU" in line for line in lines)  # not the generic hint
+
+
+def test_import_check_ignores_the_working_directory(tmp_path, kernel_builder, kb_python):
+    """A package of the working directory does not shadow an installed one in the import check."""
+    project = cpu_noarch(tmp_path / "p", "[]")
+    (tmp_path / "torch").mkdir()
+    (tmp_path / "torch" / "__init__.py").write_text("raise ImportError('the torch folder of the working directory')\n")
+    result = build_in(tmp_path, kernel_builder, project, kb_python, "--unique-id", "n5")
+    assert result.returncode == 0, result.stderr
