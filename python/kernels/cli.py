@@ -1,4 +1,5 @@
-"""The `kernels` command line (cli.md §2): download, lock, versions, info, variants, check, benchmark."""
+"""The `kernels` command line (cli.md §2): download, lock, versions, info, variants, check, benchmark,
+verify-signature."""
 from __future__ import annotations
 
 import argparse
@@ -213,6 +214,49 @@ def cmd_benchmark(args) -> int:
         return 1
 
 
+def _verification_failure(result, args) -> Optional[str]:
+    """The ❌ text of a `verify_variant` result (cli.md §2), "" for one the flags skip, None on success."""
+    from kernels.verify import VerificationResult as R
+
+    if isinstance(result, R.Success):
+        return None
+    if isinstance(result, R.SignatureBundleMissing):
+        return "" if args.filter_unsigned else "cannot verify kernel integrity, signature not found"
+    if isinstance(result, (R.MetadataMissing, R.DigestMissing)):
+        return "" if args.filter_no_digest else "cannot verify kernel integrity, metadata does not have a digest"
+    if isinstance(result, R.SignatureBundleInvalid):
+        return f"cannot verify kernel integrity, invalid signature bundle:\n{result.reason}"
+    if isinstance(result, R.MetadataInvalid):
+        return f"cannot verify kernel integrity, invalid metadata:\n{result.reason}"
+    if isinstance(result, R.DigestVerificationFailure):
+        return "\n".join(["kernel integrity check failed", *result.violations])
+    if isinstance(result, R.SignatureVerificationFailure):
+        return f"metadata signature verification failed:\n{result.reason}"
+    raise AssertionError(f"unhandled verification result {result!r}")
+
+
+def cmd_verify_signature(args) -> int:
+    from kernels._api import install_kernel
+    from kernels._env import cache_root_arg, is_offline
+    from kernels.verify import verify_variant
+
+    ua = user_agent()
+    commit, _ = _core.resolve_version(args.repo_id, args.version, is_offline(), ua, cache_root_arg())
+    if args.all_variants:
+        variants = [Path(p) for p in _core.install_all(args.repo_id, commit, cache_root_arg(), ua)]
+    else:
+        variants = [install_kernel(args.repo_id, revision=commit)]
+    failed = False
+    for variant in variants:
+        failure = _verification_failure(verify_variant(variant), args)
+        if failure is None:
+            print(f"✅ {variant.name}: kernel metadata is correctly signed")
+        elif failure:
+            print(f"❌ {variant.name}: {failure}")
+            failed = True
+    return 1 if failed else 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="kernels", description="Manage compute kernels from the Hub")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -263,6 +307,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--rasterized", action="store_true", help="With --visual, also write BASE-light.png and BASE-dark.png")
     p.add_argument("--upload", action="store_true", help="Post the results to the Hub at $HF_ENDPOINT")
     p.set_defaults(func=cmd_benchmark)
+
+    p = sub.add_parser("verify-signature", help="Verify the sigstore signature and the digest of a kernel's variants",
+                       description="Downloads the best variant of version `version` of `repo_id` (every variant "
+                       "with --all-variants), checks that its metadata.json is signed by an accepted signer (by default "
+                       "the build workflows of huggingface/kernels-community; KERNELS_SIGSTORE_TRUSTED_ROOT names "
+                       "another sigstore instance's trusted_root.json) and that its files match the digest of that "
+                       "metadata. Exit status 1 if a variant fails. Needs: pip install 'kernels[signature]'.")
+    p.add_argument("repo_id", help="The kernel repo id (org/name)")
+    p.add_argument("version", type=int, help="The kernel version to verify (branch v<VERSION>)")
+    p.add_argument("--all-variants", action="store_true", help="Verify every variant, not only this system's")
+    p.add_argument("--filter-unsigned", action="store_true", help="Skip unsigned variants")
+    p.add_argument("--filter-no-digest", action="store_true", help="Skip variants without a digest in the metadata")
+    p.set_defaults(func=cmd_verify_signature)
     return parser
 
 

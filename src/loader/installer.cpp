@@ -309,8 +309,8 @@ util::Status Installer::ensure_variant(const RepoCache& cache, const std::string
   return {};
 }
 
-util::Result<std::vector<std::string>> Installer::install_all_variants(const std::string& repo_id,
-                                                                       const std::string& revision) {
+util::Result<std::vector<fs::path>> Installer::install_all_variants(const std::string& repo_id,
+                                                                    const std::string& revision) {
   if (hub_ == nullptr) return Error(ErrorKind::generic, "No Hub client configured");
   KB_TRY(check_kernel_request(repo_id, revision));
   RepoCache cache(root_, RepoType::kernel, repo_id);
@@ -322,14 +322,16 @@ util::Result<std::vector<std::string>> Installer::install_all_variants(const std
   InstallRequest request;
   request.repo_id = repo_id;
   request.revision = revision;
+  std::vector<fs::path> dirs;
   for (const auto& variant : *names) {
+    dirs.push_back(cache.snapshot_dir(commit) / "build" / variant);
     auto lock = acquire_lock(cache, commit + "-" + variant);
     if (!lock) return std::move(lock).error();
     if (receipt_valid(cache, commit, variant)) continue;
     remove_receipt(cache, commit, variant);
     KB_TRY(ensure_variant(cache, commit, variant, request));
   }
-  return *names;
+  return dirs;
 }
 
 util::Result<InstallResult> Installer::install_offline(const InstallRequest& request) {

@@ -55,8 +55,10 @@ class Installer {
                                       const SystemInfo& system);
   // Resolves `version=N` to a commit (online: branches, writing refs/v<N>; offline: refs/v<N>
   // files of the cache folders). `warning` receives the "outdated version" text when relevant.
-  // Downloads and verifies every variant of `build/` at `revision` (`kernels download --all-variants`).
-  util::Result<std::vector<std::string>> install_all_variants(const std::string& repo_id, const std::string& revision);
+  // Downloads and verifies every variant of `build/` at `revision` (`kernels download --all-variants`,
+  // `kernels verify-signature --all-variants`); returns their directories in the cache.
+  util::Result<std::vector<std::filesystem::path>> install_all_variants(const std::string& repo_id,
+                                                                        const std::string& revision);
   util::Result<std::string> resolve_version(const std::string& repo_id, int version, bool offline,
                                             std::optional<std::string>& warning);
 

@@ -198,13 +198,15 @@ void bind_install(py::module_& m) {
   m.def("install_all", [](const std::string& repo_id, const std::string& revision, const std::string& cache_root,
                           const std::string& user_agent) {
     auto reader = hub(user_agent);
-    util::Result<std::vector<std::string>> names = util::Error("not run");
+    util::Result<std::vector<std::filesystem::path>> dirs = util::Error("not run");
     {
       py::gil_scoped_release release;
       Installer installer(cache_root.empty() ? default_cache_root() : std::filesystem::path(cache_root), reader.get());
-      names = installer.install_all_variants(repo_id, revision);
+      dirs = installer.install_all_variants(repo_id, revision);
     }
-    return unwrap(std::move(names));
+    std::vector<std::string> out;
+    for (const auto& dir : unwrap(std::move(dirs))) out.push_back(dir.string());
+    return out;
   }, py::arg("repo_id"), py::arg("revision"), py::arg("cache_root") = "", py::arg("user_agent") = "");
   m.def("build_listing", [](const std::string& repo_id, const std::string& revision, const std::string& user_agent) {
     auto reader = hub(user_agent);
