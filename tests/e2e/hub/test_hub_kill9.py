@@ -3,6 +3,7 @@ moments, 100 times. After every restart each branch must point at a complete com
 either the last acknowledged one or the one in flight, and all its files must be readable."""
 import base64
 import hashlib
+import http.client
 import json
 import random
 import threading
@@ -67,7 +68,8 @@ def test_kill9_leaves_every_branch_at_a_complete_commit(kernel_hub, tmp_path, hu
                 try:
                     commit(url, token, b, acked[b] + 1)
                     acked[b] += 1
-                except (urllib.error.URLError, ConnectionError, OSError):
+                # The kill can cut the response too (http.client.IncompleteRead).
+                except (urllib.error.URLError, ConnectionError, OSError, http.client.HTTPException):
                     return
 
         thread = threading.Thread(target=writer)
