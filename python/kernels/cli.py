@@ -238,8 +238,13 @@ def _verification_failure(result, args) -> Optional[str]:
 def cmd_verify_signature(args) -> int:
     from kernels._api import install_kernel
     from kernels._env import cache_root_arg, is_offline
-    from kernels.verify import verify_variant
+    from kernels.verify import policies_for_signers, verify_variant
 
+    try:
+        policies = policies_for_signers(args.signer) if args.signer else None
+    except ValueError as e:
+        print(f"error: --signer {e}", file=sys.stderr)
+        return 2
     ua = user_agent()
     commit, _ = _core.resolve_version(args.repo_id, args.version, is_offline(), ua, cache_root_arg())
     if args.all_variants:
@@ -248,7 +253,7 @@ def cmd_verify_signature(args) -> int:
         variants = [install_kernel(args.repo_id, revision=commit)]
     failed = False
     for variant in variants:
-        failure = _verification_failure(verify_variant(variant), args)
+        failure = _verification_failure(verify_variant(variant, policies), args)
         if failure is None:
             print(f"✅ {variant.name}: kernel metadata is correctly signed")
         elif failure:
@@ -310,15 +315,19 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("verify-signature", help="Verify the sigstore signature and the digest of a kernel's variants",
                        description="Downloads the best variant of version `version` of `repo_id` (every variant "
-                       "with --all-variants), checks that its metadata.json is signed by an accepted signer (by default "
-                       "the build workflows of huggingface/kernels-community; KERNELS_SIGSTORE_TRUSTED_ROOT names "
-                       "another sigstore instance's trusted_root.json) and that its files match the digest of that "
+                       "with --all-variants), checks that its metadata.json is signed by an accepted signer (the "
+                       "workflows given with --signer, by default the build workflows of "
+                       "huggingface/kernels-community; KERNELS_SIGSTORE_TRUSTED_ROOT names another sigstore "
+                       "instance's trusted_root.json) and that its files match the digest of that "
                        "metadata. Exit status 1 if a variant fails. Needs: pip install 'kernels[signature]'.")
     p.add_argument("repo_id", help="The kernel repo id (org/name)")
     p.add_argument("version", type=int, help="The kernel version to verify (branch v<VERSION>)")
     p.add_argument("--all-variants", action="store_true", help="Verify every variant, not only this system's")
     p.add_argument("--filter-unsigned", action="store_true", help="Skip unsigned variants")
     p.add_argument("--filter-no-digest", action="store_true", help="Skip variants without a digest in the metadata")
+    p.add_argument("--signer", action="append", metavar="URI",
+                   help="Accept signatures of this GitHub Actions workflow instead of kernels-community's "
+                   "(https://github.com/<org>/<repo>/.github/workflows/<file>@<ref>; repeatable)")
     p.set_defaults(func=cmd_verify_signature)
     return parser
 

@@ -12,6 +12,7 @@ sigstore deployment)."""
 from __future__ import annotations
 
 import os
+import re
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
@@ -52,6 +53,23 @@ class GitHubWorkflowPolicy:
             policy.OIDCSourceRepositoryURI(f"https://github.com/{self.repo_id}"),
             policy.AnyOf([policy.OIDCBuildSignerURI(uri) for uri in self.signer_uris]),
         ]).verify(cert)
+
+
+_SIGNER_URI = re.compile(r"https://github\.com/([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)/\.github/workflows/[^/@\s]+@\S+")
+
+
+def policies_for_signers(signer_uris: List[str]) -> List[GitHubWorkflowPolicy]:
+    """One GitHubWorkflowPolicy per repository of `signer_uris` (workflow URIs,
+    `https://github.com/<org>/<repo>/.github/workflows/<file>@<ref>`), accepting those workflows."""
+    by_repository: dict = {}
+    for uri in signer_uris:
+        match = _SIGNER_URI.fullmatch(uri)
+        if match is None:
+            raise ValueError(f"`{uri}` is not a GitHub workflow URI: expected "
+                             "https://github.com/<org>/<repo>/.github/workflows/<file>@<ref>, e.g. "
+                             "https://github.com/acme/kernels/.github/workflows/release.yaml@refs/heads/main")
+        by_repository.setdefault(match.group(1), []).append(uri)
+    return [GitHubWorkflowPolicy(repo_id=repo, signer_uris=uris) for repo, uris in by_repository.items()]
 
 
 _COMMUNITY = "huggingface/kernels-community"

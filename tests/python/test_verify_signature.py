@@ -215,6 +215,39 @@ def test_cli_failures_and_filters(hub, signed_repo, tmp_path):
     assert filtered.returncode == 1 and filtered.stdout.startswith("❌ torch-cuda: "), filtered.stdout
 
 
+def test_cli_other_signer(hub, signed_repo, tmp_path):
+    """--signer accepts another workflow's signatures (and only those)."""
+    release = "https://github.com/huggingface/kernels-community/.github/workflows/release.yaml@refs/heads/main"
+    r = verify_cli(hub, signed_repo, tmp_path / "cache", "trusted-org/sig-k", "2", "--all-variants",
+                   "--filter-unsigned", "--signer", release)
+    assert (r.returncode, r.stdout) == (0, "✅ torch-cuda: kernel metadata is correctly signed\n"), r.stderr
+    r = verify_cli(hub, signed_repo, tmp_path / "cache", "trusted-org/sig-k", "1", "--all-variants", "--signer", release)
+    assert r.returncode == 1 and r.stdout.count("metadata signature verification failed") == 2, r.stdout
+
+
+def test_cli_bad_signer(hub, signed_repo, tmp_path):
+    r = verify_cli(hub, signed_repo, tmp_path / "cache", "trusted-org/sig-k", "1", "--signer", "acme/kernels")
+    assert (r.returncode, r.stdout) == (2, "")
+    assert r.stderr == ("error: --signer `acme/kernels` is not a GitHub workflow URI: expected "
+                        "https://github.com/<org>/<repo>/.github/workflows/<file>@<ref>, e.g. "
+                        "https://github.com/acme/kernels/.github/workflows/release.yaml@refs/heads/main\n")
+    assert not (tmp_path / "cache").exists()  # nothing downloaded
+
+
+def test_policies_for_signers():
+    from kernels.verify import policies_for_signers
+
+    a1 = "https://github.com/acme/k/.github/workflows/a.yaml@refs/heads/main"
+    a2 = "https://github.com/acme/k/.github/workflows/b.yml@refs/tags/v1"
+    b1 = "https://github.com/other/k/.github/workflows/a.yaml@refs/heads/main"
+    policies = policies_for_signers([a1, b1, a2])
+    assert [(p.repo_id, p.signer_uris) for p in policies] == [("acme/k", [a1, a2]), ("other/k", [b1])]
+    for bad in ("https://github.com/acme/k/.github/workflows/a.yaml", "http://github.com/acme/k/.github/workflows/a@x",
+                "https://github.com/acme/.github/workflows/a.yaml@refs/heads/main"):
+        with pytest.raises(ValueError):
+            policies_for_signers([bad])
+
+
 def test_cli_unknown_version(hub, signed_repo, tmp_path):
     r = verify_cli(hub, signed_repo, tmp_path / "cache", "trusted-org/sig-k", "7")
     assert (r.returncode, r.stdout, r.stderr) == (1, "", "error: Version 7 not found, available versions: 1, 2\n")
