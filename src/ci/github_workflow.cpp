@@ -60,6 +60,16 @@ for variant in $VARIANTS; do args+=(--variant "$variant"); done
 kernel-builder build "$KERNEL_DIR" "${args[@]}"
 )SH";
 
+// Keyless signing (sigstore's public instance, this workflow's OIDC identity) of every built
+// variant's metadata.json into metadata.json.sigstore, which `kernels verify-signature --signer
+// <this workflow>` checks; the digest in metadata.json covers the variant's other files.
+constexpr const char* kSign = R"SH(python="$RUNNER_TEMP/toolchain/bin/python"
+"$python" -m pip install -q 'sigstore>=4,<5'
+for metadata in "$KERNEL_DIR"/build/*/metadata.json; do
+  "$python" -m sigstore sign --overwrite --bundle "$metadata.sigstore" "$metadata"
+done
+)SH";
+
 bool safe_text(const std::string& text, const std::string& extra) {
   return !text.empty() && std::all_of(text.begin(), text.end(), [&](unsigned char c) {
     return std::isalnum(c) || extra.find(static_cast<char>(c)) != std::string::npos;
@@ -136,6 +146,10 @@ void build_job(YAML::Emitter& out, const std::string& id, const std::vector<cons
   out << YAML::Key << "needs" << YAML::Value << "kernel-builder";
   out << YAML::Key << "runs-on" << YAML::Value << "${{ fromJSON(matrix.runs-on) }}";
   if (!container.empty()) out << YAML::Key << "container" << YAML::Value << container;
+  if (options.sign) {  // the OIDC token that sigstore's keyless signing exchanges for a certificate
+    out << YAML::Key << "permissions" << YAML::Value << YAML::BeginMap << YAML::Key << "contents" << YAML::Value
+        << "read" << YAML::Key << "id-token" << YAML::Value << "write" << YAML::EndMap;
+  }
   out << YAML::Key << "strategy" << YAML::Value << YAML::BeginMap;
   out << YAML::Key << "fail-fast" << YAML::Value << false;
   out << YAML::Key << "matrix" << YAML::Value << YAML::BeginMap << YAML::Key << "include" << YAML::Value << YAML::BeginSeq;
@@ -173,6 +187,12 @@ void build_job(YAML::Emitter& out, const std::string& id, const std::vector<cons
   out << YAML::Key << "KERNEL_BUILDER_REMOTE_CACHE" << YAML::Value << "${{ secrets.KERNEL_BUILDER_REMOTE_CACHE }}";
   out << YAML::EndMap;
   out << YAML::Key << "run" << YAML::Value << YAML::Literal << kBuild << YAML::EndMap;
+  if (options.sign) {
+    out << YAML::BeginMap << YAML::Key << "name" << YAML::Value << "Sign metadata.json (sigstore, this workflow's identity)";
+    out << YAML::Key << "env" << YAML::Value << YAML::BeginMap;
+    out << YAML::Key << "KERNEL_DIR" << YAML::Value << kernel_dir(options) << YAML::EndMap;
+    out << YAML::Key << "run" << YAML::Value << YAML::Literal << kSign << YAML::EndMap;
+  }
   out << YAML::BeginMap << YAML::Key << "name" << YAML::Value << "Upload to the Hub";
   out << YAML::Key << "env" << YAML::Value << YAML::BeginMap;
   out << YAML::Key << "KERNEL_DIR" << YAML::Value << kernel_dir(options);

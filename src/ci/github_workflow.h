@@ -20,6 +20,9 @@ struct WorkflowOptions {
   // The plan's selection as `ci verify` arguments (`--system x86_64-linux`, `--all`), so the last
   // job checks the branch against the same plan. Safe words only (no quoting is added).
   std::vector<std::string> verify_arguments;
+  // Each build job signs the metadata.json of its variants with sigstore's keyless signing (the
+  // workflow's GitHub identity), writing metadata.json.sigstore before the upload.
+  bool sign = false;
 };
 
 // Errors: a group on a system without a Linux runner recipe (kernel-builder is built and tested

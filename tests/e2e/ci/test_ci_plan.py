@@ -118,7 +118,7 @@ def test_generated_shell_steps_pass_shellcheck(kernel_builder, tmp_path):
     shellcheck = shutil.which("shellcheck")
     if shellcheck is None:
         pytest.fail("shellcheck not installed: run scripts/install-deps (Debian package shellcheck)")
-    workflow = yaml.safe_load(generate(kernel_builder, REPO / "examples" / "relu").stdout)
+    workflow = yaml.safe_load(generate(kernel_builder, REPO / "examples" / "relu", "--sign").stdout)
     checked = 0
     for job_id, name, script in shell_steps(workflow):
         # What GitHub substitutes before the shell runs: a word without spaces.
@@ -129,6 +129,56 @@ def test_generated_shell_steps_pass_shellcheck(kernel_builder, tmp_path):
         assert result.returncode == 0, (job_id, name, result.stdout)
         checked += 1
     assert checked >= 8
+
+
+def test_signed_workflow_signs_before_the_upload(kernel_builder, tmp_path):
+    """--sign: each build job may request an OIDC token and signs its variants' metadata.json into
+    metadata.json.sigstore between the build and the upload; nothing else changes."""
+    out = tmp_path / "release.yml"
+    result = generate(kernel_builder, REPO / "examples" / "relu", "--sign", "-o", out)
+    assert result.returncode == 0, result.stderr
+    schema = validate_schema(out)
+    assert schema.returncode == 0, schema.stdout + schema.stderr
+    signed = yaml.safe_load(out.read_text())
+    assert expression_problems(signed) == []
+    plain = yaml.safe_load(generate(kernel_builder, REPO / "examples" / "relu").stdout)
+    assert signed["permissions"] == plain["permissions"] == {"contents": "read"}
+    build_jobs = [job for job in signed["jobs"] if job.startswith("build")]
+    assert build_jobs
+    for job in build_jobs:
+        assert signed["jobs"][job]["permissions"] == {"contents": "read", "id-token": "write"}
+        names = [step.get("name", "") for step in signed["jobs"][job]["steps"]]
+        sign = names.index("Sign metadata.json (sigstore, this workflow's identity)")
+        assert names[sign - 1].startswith("Build ") and names[sign + 1] == "Upload to the Hub"
+        assert names[:sign] + names[sign + 1:] == [s.get("name", "") for s in plain["jobs"][job]["steps"]]
+        script = signed["jobs"][job]["steps"][sign]["run"]
+        assert 'sigstore sign --overwrite --bundle "$metadata.sigstore" "$metadata"' in script
+    assert "permissions" not in signed["jobs"]["verify"] and "permissions" not in signed["jobs"]["kernel-builder"]
+
+
+def test_sign_step_signs_every_built_variant(kernel_builder, tmp_path):
+    """The sign step's script, run with a stand-in for the toolchain's python that records its
+    arguments: one `sigstore sign` per variant's metadata.json, with the bundle beside it."""
+    workflow = yaml.safe_load(generate(kernel_builder, REPO / "examples" / "relu", "--sign").stdout)
+    [script] = [s["run"] for s in workflow["jobs"]["build"]["steps"] if s.get("name", "").startswith("Sign ")]
+    runner = tmp_path / "runner"
+    python = runner / "toolchain" / "bin" / "python"
+    python.parent.mkdir(parents=True)
+    python.write_text("#!/bin/sh\necho \"$*\" >> \"$RUNNER_TEMP/calls\"\n")
+    python.chmod(0o755)
+    kernel = tmp_path / "kernel"
+    for variant in ("torch211-cxx11-cpu-x86_64-linux", "torch-cuda"):
+        (kernel / "build" / variant).mkdir(parents=True)
+        (kernel / "build" / variant / "metadata.json").write_text("{}")
+    (kernel / "build" / ".kb").mkdir()
+    result = subprocess.run(["bash", "-eo", "pipefail", "-c", script], capture_output=True, text=True,
+                            env={**os.environ, "RUNNER_TEMP": str(runner), "KERNEL_DIR": str(kernel)})
+    assert result.returncode == 0, result.stderr
+    calls = (runner / "calls").read_text().splitlines()
+    assert calls[0] == "-m pip install -q sigstore>=4,<5"
+    assert calls[1:] == [f"-m sigstore sign --overwrite --bundle {m}.sigstore {m}" for m in
+                         (kernel / "build" / "torch-cuda" / "metadata.json",
+                          kernel / "build" / "torch211-cxx11-cpu-x86_64-linux" / "metadata.json")]
 
 
 def test_the_validators_catch_a_broken_workflow(kernel_builder, tmp_path):

@@ -42,6 +42,7 @@ struct Options {
   // generate github
   std::string builder_repo;
   std::string builder_ref;
+  bool sign = false;
   std::string kernel_path;
   std::string output;
   // verify
@@ -166,13 +167,14 @@ int run_generate_github(Options& o) {
   }
   if (o.kernel_path.empty()) o.kernel_path = path_in_repository(selection.dir).value_or(".");
   options.kernel_path = o.kernel_path;
+  options.sign = o.sign;
   for (const auto& system : selection.systems) {
     options.verify_arguments.push_back("--system");
     options.verify_arguments.push_back(system);
   }
   if (selection.all) options.verify_arguments.push_back("--all");
   options.command_line = "kernel-builder ci generate github --builder-repo " + o.builder_repo + " --builder-ref " +
-                         options.builder_ref + " " + util::join(options.verify_arguments, " ");
+                         options.builder_ref + (o.sign ? " --sign " : " ") + util::join(options.verify_arguments, " ");
   while (options.command_line.ends_with(" ")) options.command_line.pop_back();
   auto text = ci::render_github_workflow(*plan, options);
   if (!text) return report_error(text.error());
@@ -236,6 +238,9 @@ Action setup(CLI::App& app) {
                      "Commit, tag or branch of those sources (default: the commit this kernel-builder was built from)");
   github->add_option("--kernel-path", o->kernel_path,
                      "The kernel directory inside its repository (default: KERNEL_DIR's path in its git work tree)");
+  github->add_flag("--sign", o->sign,
+                   "Sign each variant's metadata.json with sigstore (keyless, the workflow's GitHub identity) before "
+                   "the upload; check with `kernels verify-signature --signer <workflow URI>`");
   github->add_option("-o,--output", o->output, "Write the workflow to this file, e.g. .github/workflows/release.yml (default: stdout)");
 
   CLI::App* verify = app.add_subcommand("verify", "Check that the Hub branch holds every planned variant (exit 1 if not)");
