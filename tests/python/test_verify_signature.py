@@ -141,6 +141,33 @@ def test_default_trust_root_is_sigstores_public_instance(instance, variant, monk
     assert "certificate chain" in result.reason
 
 
+def test_unreachable_trust_root_refresh_falls_back_with_a_warning(instance, variant, monkeypatch):
+    """Online, a TUF refresh that cannot reach sigstore (an air-gapped machine, a self-hosted Hub)
+    does not stop the verification: the trust root on disk is used, with a warning."""
+    from sigstore.errors import TUFError
+    from sigstore.verify import Verifier
+
+    from kernels import verify
+
+    monkeypatch.delenv("KERNELS_SIGSTORE_TRUSTED_ROOT", raising=False)
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    calls = []
+    real = Verifier.production.__func__
+
+    def production(cls, *, offline=False):
+        calls.append(offline)
+        if not offline:
+            raise TUFError("Failed to refresh TUF metadata")
+        return real(cls, offline=True)
+
+    monkeypatch.setattr(Verifier, "production", classmethod(production))
+    instance.sign_variant(variant)
+    with pytest.warns(UserWarning, match="Could not refresh sigstore's trust root"):
+        result = verify.verify_variant(variant)
+    assert calls == [False, True]
+    assert result_name(result) == "SignatureVerificationFailure"
+
+
 def test_bad_trusted_root_is_an_error(variant, tmp_path, monkeypatch):
     from kernels.verify import verify_variant
 
