@@ -303,3 +303,35 @@ def test_cli_help_golden(monkeypatch, capsys):
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)
     assert text == path.read_text()
+
+
+def test_kernel_builder_build_sign_upload_verify(hub, instance, tmp_path):
+    """The release flow of `ci generate github --sign`, by hand: kernel-builder builds, the variant's
+    metadata.json is signed, kernel-builder upload publishes the signature with the variant (its
+    checks accept the file outside the digest), and verify-signature accepts the download."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("kb_example_build_sig", Path(__file__).resolve().parents[2]
+                                                  / "examples" / "example_build.py")
+    example_build = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(example_build)
+    project = tmp_path / "signed-noarch"
+    (project / "torch-ext" / "signed_noarch").mkdir(parents=True)
+    (project / "torch-ext" / "signed_noarch" / "__init__.py").write_text("def answer():\n    return 42\n")
+    (project / "build.toml").write_text('[general]\nname = "signed-noarch"\nversion = 1\nedition = 5\n'
+                                        'license = "MIT"\nbackends = ["cpu"]\n\n[torch-noarch]\n')
+    kb = str(example_build.kernel_builder_binary())
+    built = subprocess.run([kb, "build", str(project), "--python", sys.executable, "--unique-id", "sig1"],
+                           capture_output=True, text=True)
+    assert built.returncode == 0, built.stderr
+    instance.sign_variant(project / "build" / "torch-cpu", repository="acme/kernels", workflow="release.yml")
+    env = {**os.environ, "HF_ENDPOINT": hub.endpoint, "HF_TOKEN": hub.token, "HF_HOME": str(tmp_path / "home")}
+    upload = subprocess.run([kb, "upload", str(project), "--repo-id", "trusted-org/signed-noarch"], capture_output=True,
+                            text=True, env=env)
+    assert upload.returncode == 0, upload.stderr
+    files = hub.api().list_repo_files("trusted-org/signed-noarch", repo_type="kernel", revision="v1")
+    assert "build/torch-cpu/metadata.json.sigstore" in files
+    root = instance.write_trusted_root(tmp_path / "trusted_root.json")
+    signer = "https://github.com/acme/kernels/.github/workflows/release.yml@refs/heads/main"
+    r = verify_cli(hub, root, tmp_path / "cache", "trusted-org/signed-noarch", "1", "--all-variants", "--signer", signer)
+    assert (r.returncode, r.stdout) == (0, "✅ torch-cpu: kernel metadata is correctly signed\n"), r.stderr
