@@ -40,9 +40,20 @@ def test_hash_and_check_builds(tmp_path, kernel_builder, kb_python):
     check = subprocess.run([str(kernel_builder), "check-builds", str(project)], capture_output=True, text=True)
     assert check.returncode == 1
     assert "kernel does not match the expected digest:\nUnknown file: extra.py" in check.stderr
+    # Both variants signed (the bundle's content is not read by hash): the unchanged one keeps its
+    # metadata.json byte for byte, and so its signature; the changed one is rewritten, with a warning.
+    for variant in ("torch-cpu", "torch-cuda"):
+        (project / "build" / variant / "metadata.json.sigstore").write_text("{}")
+    unchanged = (project / "build" / "torch-cuda" / "metadata.json").stat().st_mtime_ns
     hashed = subprocess.run([str(kernel_builder), "hash", str(project)], capture_output=True, text=True)
     assert hashed.returncode == 0, hashed.stderr
-    assert "Hashing variant `torch-cpu`...\nHashing variant `torch-cuda`...\n" == hashed.stderr
+    assert hashed.stderr == (
+        "Hashing variant `torch-cpu`...\n"
+        "warning: `torch-cpu`: metadata.json changed, so its signature (metadata.json.sigstore) no longer matches it; "
+        "sign metadata.json again, e.g. with `python -m sigstore sign --overwrite --bundle metadata.json.sigstore "
+        "metadata.json` in the variant\n"
+        "Hashing variant `torch-cuda`...\n")
+    assert (project / "build" / "torch-cuda" / "metadata.json").stat().st_mtime_ns == unchanged
     metadata = json.loads((project / "build" / "torch-cpu" / "metadata.json").read_text())
     assert "extra.py" in metadata["digest"]["files"]
     check = subprocess.run([str(kernel_builder), "check-builds", str(project)], capture_output=True, text=True)

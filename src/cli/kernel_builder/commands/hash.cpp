@@ -1,5 +1,7 @@
 // `kernel-builder hash [KERNEL_DIR]` (cli.md): recompute the SHA-256 digest of every discovered
-// variant and rewrite its metadata.json in canonical form with the new digest.
+// variant and rewrite its metadata.json in canonical form with the new digest. A metadata.json
+// whose bytes would not change is left alone: a signature over it (metadata.json.sigstore) stays
+// valid; one that changes under a signature gets a warning, since the signature no longer holds.
 #include <iostream>
 #include <memory>
 
@@ -25,7 +27,15 @@ util::Status hash_variants(const std::string& dir) {
     auto digest = metadata::compute_digest(variant.path);
     if (!digest) return std::move(digest).error();
     parsed->digest = *digest;
-    KB_TRY(util::write_file_atomic(file, metadata::render_metadata(*parsed)));
+    const std::string rendered = metadata::render_metadata(*parsed);
+    auto current = util::read_file(file);
+    if (current && *current == rendered) continue;
+    KB_TRY(util::write_file_atomic(file, rendered));
+    if (fs::exists(variant.path / "metadata.json.sigstore")) {
+      std::cerr << "warning: `" << variant.name << "`: metadata.json changed, so its signature "
+                << "(metadata.json.sigstore) no longer matches it; sign metadata.json again, e.g. with "
+                << "`python -m sigstore sign --overwrite --bundle metadata.json.sigstore metadata.json` in the variant\n";
+    }
   }
   return {};
 }
