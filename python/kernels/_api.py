@@ -88,8 +88,11 @@ def _load(root: str, path: Path, repo_info: Optional[RepoInfo], *, local_files_o
 
 def install_kernel(repo_id: str, *, revision: str, local_files_only: bool = False, backend: Optional[str] = None,
                    user_agent: Union[str, dict, None] = None, validate_dependencies: bool = False) -> Path:
-    """Download (or find offline) the best variant of `repo_id` at `revision`; returns its directory."""
-    return _install(repo_id, revision, local_files_only, backend, _user_agent(user_agent), validate_dependencies)
+    """Download (or find offline) the best variant of `repo_id` at `revision`; returns its directory.
+    With HF_HUB_OFFLINE set, only the cache is read, as with `local_files_only=True` (as upstream,
+    whose Hub client reads that variable for every call)."""
+    return _install(repo_id, revision, local_files_only or is_offline(), backend, _user_agent(user_agent),
+                    validate_dependencies)
 
 
 def _validate_local_dependencies(variant_path: Path) -> None:

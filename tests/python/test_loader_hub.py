@@ -161,6 +161,16 @@ def test_offline(env_hub, cache, repos):
     assert r.returncode == 0, r.stderr
     assert r.stdout.startswith("1 [\"Skipping publisher trust check for 'trusted-org/demo' because Hugging Face Hub "
                                "is in offline mode.\"]")
+    # install_kernel reads HF_HUB_OFFLINE too: the cached commit installs, an uncached one is the
+    # offline error (it was a request to the Hub, for kernel-status.toml).
+    r = run_python(f"import kernels; print(kernels.install_kernel('trusted-org/demo', revision='{repos['demo']['v1']}'))",
+                   offline)
+    assert r.returncode == 0, r.stderr
+    assert Path(r.stdout.strip()).parent.parent == cache / "kernels--trusted-org--demo" / "snapshots" / repos["demo"]["v1"]
+    r = run_python(f"import kernels; kernels.install_kernel('trusted-org/demo', revision='{repos['demo']['v2']}')",
+                   offline)
+    assert (f"Cannot find a local snapshot for trusted-org/demo (revision: {repos['demo']['v2']}). When Hugging Face "
+            "Hub is in offline mode the kernel must already be present in the local cache.") in r.stderr, r.stderr
     r = run_python("import kernels; kernels.get_kernel('trusted-org/never', version=1)", offline)
     assert ("Version 1 of 'trusted-org/never' is not available in the local cache and Hugging Face Hub is in "
             "offline mode. Download the kernel while online first, or pass an explicit `revision=<commit>`.") in r.stderr
