@@ -499,37 +499,24 @@ std::vector<config::PythonPackage> probed_python_packages(const BuildSettings& s
   return out;
 }
 
-// The failure of an import check that import_check.py ended with status 3: a module the variant
-// needs is not installed for the toolchain's interpreter (the report is the output's last line).
-Error missing_module_error(const PlannedVariant& v, const std::vector<config::PythonPackage>& packages,
-                           const nlohmann::json& report, std::vector<std::string> output_tail,
-                           const fs::path& log_path) {
+// The failure of an import check that found python-depends packages missing for the toolchain's
+// interpreter (import_check.py's report {"missing": [<module>...]}).
+Error missing_packages_error(const PlannedVariant& v, const std::vector<config::PythonPackage>& packages,
+                             const nlohmann::json& missing) {
   const std::string python = v.toolchain->python.string();
-  if (report.contains("missing") && report["missing"].is_array()) {
-    Error error(ErrorKind::process, "Variant `" + v.name + "` cannot be import-checked: the Python packages of its "
-                                    "python-depends are not installed for " + python);
-    std::vector<std::string> pip;
-    for (const auto& module : report["missing"]) {
-      if (!module.is_string()) continue;
-      for (const auto& package : packages) {
-        if (package.import_name != module.get<std::string>()) continue;
-        error.causes.push_back("`" + package.pkg + "` (module `" + *package.import_name + "`) is not installed");
-        if (std::find(pip.begin(), pip.end(), package.pkg) == pip.end()) pip.push_back(package.pkg);
-      }
+  Error error(ErrorKind::process, "Variant `" + v.name + "` cannot be import-checked: the Python packages of its "
+                                  "python-depends are not installed for " + python);
+  std::vector<std::string> pip;
+  for (const auto& module : missing) {
+    if (!module.is_string()) continue;
+    for (const auto& package : packages) {
+      if (package.import_name != module.get<std::string>()) continue;
+      error.causes.push_back("`" + package.pkg + "` (module `" + *package.import_name + "`) is not installed");
+      if (std::find(pip.begin(), pip.end(), package.pkg) == pip.end()) pip.push_back(package.pkg);
     }
-    error.hints.push_back("install them for that interpreter: " + python + " -m pip install " + util::join(pip, " "));
-    error.hints.push_back("or build without the import check: --no-import-check");
-    return error;
   }
-  Error error(ErrorKind::process, "Variant `" + v.name + "` fails to import");
-  for (auto& line : output_tail) error.causes.push_back(std::move(line));
-  if (report.contains("undeclared") && report["undeclared"].is_string()) {
-    const std::string module = report["undeclared"].get<std::string>();
-    error.hints.push_back("the variant imports `" + module + "`, which is not installed for " + python +
-                          ": install the package that provides it there, and declare it in build.toml's "
-                          "`python-depends` so that loaders check for it before importing the kernel");
-  }
-  error.hints.push_back("full log: " + log_path.string());
+  error.hints.push_back("install them for that interpreter: " + python + " -m pip install " + util::join(pip, " "));
+  error.hints.push_back("or build without the import check: --no-import-check");
   return error;
 }
 
@@ -556,21 +543,29 @@ util::Status import_check(const BuildSettings& s, const PlannedVariant& v, const
   if (!run) return std::move(run).error();
   if (!run->success()) {
     auto lines = util::split(std::string(util::trim(run->stdout_text)), '\n');
-    constexpr int kMissingModule = 3;  // import_check.py's status for a module that is not installed
+    // import_check.py's status 3: a module is not installed, and its last line is a JSON report.
+    constexpr int kMissingModule = 3;
     nlohmann::json report;
     if (run->exit_code == kMissingModule && !lines.empty()) {
       report = nlohmann::json::parse(lines.back(), nullptr, /*allow_exceptions=*/false);
     }
     if (report.is_object()) {
+      if (report.contains("missing") && report["missing"].is_array()) {
+        return missing_packages_error(v, packages, report["missing"]);
+      }
       lines.pop_back();
-      size_t from = lines.size() > 6 ? lines.size() - 6 : 0;
-      return missing_module_error(v, packages, report, {lines.begin() + static_cast<std::ptrdiff_t>(from), lines.end()},
-                                  log_path);
     }
     Error error(ErrorKind::process, "Variant `" + v.name + "` fails to import");
     size_t from = lines.size() > 6 ? lines.size() - 6 : 0;
     for (size_t i = from; i < lines.size(); ++i) error.causes.push_back(lines[i]);
-    error.hints.push_back("kernels that need a GPU at import time can be built with `--no-import-check`");
+    if (report.is_object() && report.contains("undeclared") && report["undeclared"].is_string()) {
+      error.hints.push_back("the variant imports `" + report["undeclared"].get<std::string>() +
+                            "`, which is not installed for " + v.toolchain->python.string() +
+                            ": install the package that provides it there, and declare it in build.toml's "
+                            "`python-depends` so that loaders check for it before importing the kernel");
+    } else {
+      error.hints.push_back("kernels that need a GPU at import time can be built with `--no-import-check`");
+    }
     error.hints.push_back("full log: " + log_path.string());
     return error;
   }

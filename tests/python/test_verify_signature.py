@@ -309,12 +309,8 @@ def test_kernel_builder_build_sign_upload_verify(hub, instance, tmp_path):
     """The release flow of `ci generate github --sign`, by hand: kernel-builder builds, the variant's
     metadata.json is signed, kernel-builder upload publishes the signature with the variant (its
     checks accept the file outside the digest), and verify-signature accepts the download."""
-    import importlib.util
+    from layer_kernels import example_build  # examples/example_build.py, loaded once for the tests
 
-    spec = importlib.util.spec_from_file_location("kb_example_build_sig", Path(__file__).resolve().parents[2]
-                                                  / "examples" / "example_build.py")
-    example_build = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(example_build)
     project = tmp_path / "signed-noarch"
     (project / "torch-ext" / "signed_noarch").mkdir(parents=True)
     (project / "torch-ext" / "signed_noarch" / "__init__.py").write_text("def answer():\n    return 42\n")
