@@ -7,7 +7,9 @@ from __future__ import annotations
 import os
 import sys
 
-__version__ = "0.17.2"
+# The package version, read by the build too (pyproject.toml); transformers accepts kernels
+# 0.18.2 <= version < 0.19 from its version 5.23 on.
+__version__ = "0.18.2"
 
 if sys.platform == "win32":  # pragma: no cover - Windows only
     _dnnl = r"C:\Program Files (x86)\Intel\oneAPI\dnnl\latest\bin"
