@@ -18,7 +18,6 @@ if sys.platform == "win32":  # pragma: no cover - Windows only
 
 from kernels._api import (  # noqa: E402
     get_kernel,
-    get_kernel_variants,
     get_local_kernel,
     get_locked_kernel,
     has_kernel,
@@ -29,7 +28,7 @@ from kernels._importer import LoadedKernel, RepoInfo, get_loaded_kernels  # noqa
 from kernels._metadata import Metadata  # noqa: E402
 from kernels.benchmark import Benchmark  # noqa: E402
 from kernels.deps import get_kernel_dep  # noqa: E402
-from kernels.variants import VariantAccepted, VariantRejected  # noqa: E402
+from kernels.variants import VariantAccepted, VariantRejected, get_kernel_variants  # noqa: E402
 from kernels import layer as _layer  # noqa: E402
 from kernels.layer import *  # noqa: E402,F401,F403  (the layer API: kernels.layer.__all__)
 

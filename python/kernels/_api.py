@@ -17,7 +17,6 @@ from kernels._locking import NO_LOCKFILE, caller_lockfile, lock_entry
 from kernels._system import detect_backend, system_info, user_agent as _user_agent, validate_backend
 from kernels._trust import check_trust
 from kernels.deps import prepare_dependencies
-from kernels.variants import VariantAccepted, VariantRejected, parse_variant
 
 _versions_logger = logging.getLogger("kernels._versions")
 _logger = logging.getLogger("kernels")
@@ -41,7 +40,8 @@ def _probe(module: str) -> bool:
         return False
 
 
-def _resolve_revision(repo_id: str, revision: Optional[str], version: Optional[int], ua: str = "") -> str:
+def _resolve_revision(repo_id: str, revision: Optional[str], version: Optional[int], ua: str = "", *,
+                      offline: Optional[bool] = None) -> str:
     if revision is not None and version is not None:
         raise ValueError("Only one of `revision` or `version` must be specified.")
     if revision is None and version is None:
@@ -52,17 +52,30 @@ def _resolve_revision(repo_id: str, revision: Optional[str], version: Optional[i
         )
     if revision is not None:
         return revision
-    commit, warning = _core.resolve_version(repo_id, int(version), is_offline(), ua, cache_root_arg())
+    offline = is_offline() if offline is None else offline
+    commit, warning = _core.resolve_version(repo_id, int(version), offline, ua, cache_root_arg())
     if warning:
         _versions_logger.warning(warning)
     return commit
 
 
+def _system_for(backend: Optional[str], check_arch: bool = True) -> dict:
+    """The system description `_core` selects variants for; without the device's architecture
+    when the caller turned the architecture check off (`check_arch=False`)."""
+    info = system_info(validate_backend(backend))
+    if check_arch:
+        return info
+    from kernels import _system
+
+    return _system.without_arch_check(info)
+
+
 def _install(repo_id: str, revision: str, local_files_only: bool, backend: Optional[str], ua: str,
-             validate_dependencies: bool, lock_hashes: Optional[Dict[str, str]] = None) -> Path:
+             validate_dependencies: bool, lock_hashes: Optional[Dict[str, str]] = None,
+             check_arch: bool = True) -> Path:
     backend = validate_backend(backend)
     result = _core.install(
-        repo_id, revision, local_files_only, system_info(backend), validate_dependencies,
+        repo_id, revision, local_files_only, _system_for(backend, check_arch), validate_dependencies,
         detect_backend()["name"], ua, _probe, lock_hashes or {}, cache_root_arg(),
     )
     for text in result["warnings"]:
@@ -74,7 +87,7 @@ def _install(repo_id: str, revision: str, local_files_only: bool, backend: Optio
 
 
 def _load(root: str, path: Path, repo_info: Optional[RepoInfo], *, local_files_only: bool, backend: Optional[str],
-          ua: str, lockfile: Optional[str] = None) -> ModuleType:
+          ua: str, lockfile: Optional[str] = None, trust_remote_code: Union[bool, List[str]] = False) -> ModuleType:
     """Make the variant's kernel dependencies importable (resolved through `lockfile`, else the
     caller's lock if it has one), then import the variant."""
     if _core.read_metadata(str(path / "metadata.json"))["kernel_depends"]:
@@ -82,17 +95,24 @@ def _load(root: str, path: Path, repo_info: Optional[RepoInfo], *, local_files_o
             lockfile = caller_lockfile()
         prepare_dependencies(root, path, local_files_only=local_files_only,
                              system=system_info(validate_backend(backend)), detected_backend=detect_backend()["name"],
-                             user_agent=ua, probe=_probe, lockfile=lockfile, cache_root=cache_root_arg())
+                             user_agent=ua, probe=_probe, lockfile=lockfile, cache_root=cache_root_arg(),
+                             trust_remote_code=trust_remote_code)
     return import_variant(path, repo_info)
 
 
-def install_kernel(repo_id: str, *, revision: str, local_files_only: bool = False, backend: Optional[str] = None,
-                   user_agent: Union[str, dict, None] = None, validate_dependencies: bool = False) -> Path:
-    """Download (or find offline) the best variant of `repo_id` at `revision`; returns its directory.
-    With HF_HUB_OFFLINE set, only the cache is read, as with `local_files_only=True` (as upstream,
-    whose Hub client reads that variable for every call)."""
-    return _install(repo_id, revision, local_files_only or is_offline(), backend, _user_agent(user_agent),
-                    validate_dependencies)
+def install_kernel(repo_id: str, *, revision: Optional[str] = None, version: Optional[int] = None,
+                   backend: Optional[str] = None, local_files_only: bool = False,
+                   user_agent: Union[str, dict, None] = None,
+                   trust_remote_code: Union[bool, List[str]] = False) -> Path:
+    """Download (or find offline) the best variant of `repo_id` at `revision` or major `version`;
+    returns its directory. The publisher must be trusted, as for `get_kernel`. With HF_HUB_OFFLINE
+    set, only the cache is read, as with `local_files_only=True` (as upstream, whose Hub client
+    reads that variable for every call)."""
+    offline = local_files_only or is_offline()
+    ua = _user_agent(user_agent)
+    check_trust(repo_id, trust_remote_code, ua, offline=offline)
+    rev = _resolve_revision(repo_id, revision, version, ua, offline=offline)
+    return _install(repo_id, rev, offline, backend, ua, validate_dependencies=False)
 
 
 def _validate_local_dependencies(variant_path: Path) -> None:
@@ -102,36 +122,46 @@ def _validate_local_dependencies(variant_path: Path) -> None:
             raise ImportError(_core.missing_python_dependency(_core.read_metadata(str(metadata))["name"], pkg))
 
 
-def get_local_kernel(repo_path: Union[str, "os.PathLike[str]"], backend: Optional[str] = None) -> ModuleType:
-    """Import a kernel from a local directory (project, build dir, or variant dir)."""
+def get_local_kernel(repo_path: Union[str, "os.PathLike[str]"], *, backend: Optional[str] = None,
+                     trust_remote_code: Union[bool, List[str]] = False,
+                     user_agent: Union[str, dict, None] = None) -> ModuleType:
+    """Import a kernel from a local directory (project, build dir, or variant dir). Its kernel
+    dependencies come from the Hub: `trust_remote_code` and `user_agent` apply to those."""
     choice = _core.find_local_variant(os.fspath(repo_path), system_info(validate_backend(backend)))
     _warn_fallback(choice["fallback_warning"], stacklevel=2)
     variant = Path(choice["variant_path"])
     _validate_local_dependencies(variant)
     name = _core.read_metadata(str(variant / "metadata.json"))["name"]
-    return _load(name, variant, None, local_files_only=is_offline(), backend=backend, ua=_user_agent(None))
+    return _load(name, variant, None, local_files_only=is_offline(), backend=backend, ua=_user_agent(user_agent),
+                 trust_remote_code=trust_remote_code)
 
 
-def get_kernel(repo_id: str, revision: Optional[str] = None, version: Optional[int] = None,
+def get_kernel(repo_id: str, *, revision: Optional[str] = None, version: Optional[int] = None,
                backend: Optional[str] = None, user_agent: Union[str, dict, None] = None,
-               trust_remote_code: Union[bool, List[str]] = False) -> ModuleType:
-    """Load the best variant of a Hub kernel for this system and import it."""
+               trust_remote_code: Union[bool, List[str]] = False, check_arch: bool = True) -> ModuleType:
+    """Load the best variant of a Hub kernel for this system and import it. `check_arch=False`
+    also accepts variants whose declared architectures do not cover the device (a kernel with a
+    fallback for others)."""
     local = local_kernels().get(repo_id)
     if local is not None:
-        return get_local_kernel(local, backend=backend)
+        return get_local_kernel(local, backend=backend, trust_remote_code=trust_remote_code, user_agent=user_agent)
     ua = _user_agent(user_agent)
     check_trust(repo_id, trust_remote_code, ua)
     rev = _resolve_revision(repo_id, revision, version, ua)
-    path = _install(repo_id, rev, is_offline(), backend, ua, validate_dependencies=True)
-    return _load(repo_id, path, RepoInfo(repo_id, rev), local_files_only=is_offline(), backend=backend, ua=ua)
+    path = _install(repo_id, rev, is_offline(), backend, ua, validate_dependencies=True, check_arch=check_arch)
+    return _load(repo_id, path, RepoInfo(repo_id, rev), local_files_only=is_offline(), backend=backend, ua=ua,
+                 trust_remote_code=trust_remote_code)
 
 
-def has_kernel(repo_id: str, revision: Optional[str] = None, version: Optional[int] = None,
-               backend: Optional[str] = None) -> bool:
-    """Whether `repo_id` has a variant for this system at the revision/version."""
+def has_kernel(repo_id: str, *, revision: Optional[str] = None, version: Optional[int] = None,
+               backend: Optional[str] = None, trust_remote_code: Union[bool, List[str]] = False,
+               check_arch: bool = True) -> bool:
+    """Whether `repo_id` has a variant for this system at the revision/version (one whose declared
+    architectures cover the device, unless `check_arch=False`). The publisher must be trusted."""
     ua = _user_agent(None)
+    check_trust(repo_id, trust_remote_code, ua)
     rev = _resolve_revision(repo_id, revision, version, ua)
-    info = system_info(validate_backend(backend))
+    info = _system_for(backend, check_arch)
     try:
         best = _core.variants(repo_id, rev, info, ua)["best"]
     except FileNotFoundError:  # no build/ at that revision
@@ -141,22 +171,10 @@ def has_kernel(repo_id: str, revision: Optional[str] = None, version: Optional[i
     return _core.file_exists(repo_id, rev, f"build/{best}/metadata.json", ua)
 
 
-def get_kernel_variants(repo_id: str, *, revision: Optional[str] = None, version: Optional[int] = None,
-                        backend: Optional[str] = None) -> List[Union[VariantAccepted, VariantRejected]]:
-    """The full, sorted decision trace for this system."""
-    ua = _user_agent(None)
-    rev = _resolve_revision(repo_id, revision, version, ua)
-    info = system_info(validate_backend(backend))
-    out: List[Union[VariantAccepted, VariantRejected]] = []
-    for name, accepted, reason in _core.variants(repo_id, rev, info, ua)["decisions"]:
-        variant = parse_variant(name)
-        out.append(VariantAccepted(variant) if accepted else VariantRejected(variant, reason))
-    return out
-
-
-def load_kernel(repo_id: str, *, lockfile: Optional[Union[str, "os.PathLike[str]"]] = None,
+def load_kernel(repo_id: str, *, lockfile: Optional[Union[str, "os.PathLike[str]"]],
                 backend: Optional[str] = None) -> ModuleType:
-    """Load the locked revision of a kernel from the cache; never touches the network."""
+    """Load the revision of a kernel locked in `lockfile` (None: the calling distribution's
+    kernels.lock) from the cache; never touches the network."""
     if lockfile is not None:
         text = Path(lockfile).read_text(encoding="utf-8")
     else:
@@ -181,16 +199,23 @@ def load_kernel(repo_id: str, *, lockfile: Optional[Union[str, "os.PathLike[str]
     return _load(repo_id, path, None, local_files_only=True, backend=backend, ua="", lockfile=text)
 
 
-def get_locked_kernel(repo_id: str) -> ModuleType:
-    """Load the revision locked by the calling distribution's kernels.lock."""
-    text = caller_lockfile()
-    if text is None:
-        raise ValueError(NO_LOCKFILE)
+def get_locked_kernel(repo_id: str, *, lockfile: Optional[Union[str, "os.PathLike[str]"]],
+                      trust_remote_code: Union[bool, List[str]] = False,
+                      user_agent: Union[str, dict, None] = None) -> ModuleType:
+    """Load the revision of a kernel locked in `lockfile` (None: the calling distribution's
+    kernels.lock), downloading it when it is not cached. The publisher must be trusted."""
+    if lockfile is not None:
+        text = Path(lockfile).read_text(encoding="utf-8")
+    else:
+        text = caller_lockfile()
+        if text is None:
+            raise ValueError(NO_LOCKFILE)
     lock = lock_entry(text, repo_id)
     if lock is None:
         raise ValueError(f"Kernel `{repo_id}` is not locked")
-    ua = _user_agent(None)
+    ua = _user_agent(user_agent)
+    check_trust(repo_id, trust_remote_code, ua)
     path = _install(repo_id, lock["sha"], is_offline(), None, ua, True,
                     {k: v["hash"] for k, v in lock.get("variants", {}).items()})
     return _load(repo_id, path, None, local_files_only=is_offline(), backend=None, ua=ua,
-                 lockfile=text)
+                 lockfile=text, trust_remote_code=trust_remote_code)

@@ -7,7 +7,7 @@ import os
 import time
 import warnings
 from pathlib import Path
-from typing import List, Union
+from typing import List, Optional, Union
 
 from kernels import _core
 from kernels._env import cache_root_arg, is_offline
@@ -20,19 +20,17 @@ def _marker(org: str) -> Path:
     return Path(root) / ".kernels-trust" / org
 
 
-def check_trust(repo_id: str, trust_remote_code: Union[bool, List[str]], user_agent: str = "") -> None:
+def check_trust(repo_id: str, trust_remote_code: Union[bool, List[str]], user_agent: str = "", *,
+                offline: Optional[bool] = None) -> None:
+    """Refuse (`ValueError`) a repository whose publisher is not trusted, unless `trust_remote_code`
+    is True or a list of repository ids that names it. Offline (`offline`, default: HF_HUB_OFFLINE),
+    trust cannot be checked: the cached kernel was trusted when it was downloaded."""
     _core.check_repo_id(repo_id)  # the organisation names a marker file and a URL
     if trust_remote_code is True:
         return
-    if isinstance(trust_remote_code, list):
-        warnings.warn(
-            "Signing identity verification is not yet implemented. The provided signing identities will "
-            "be ignored and the kernel will be treated as untrusted. Use trust_remote_code=True to bypass "
-            "trust checks.",
-            UserWarning,
-            stacklevel=3,
-        )
-    if is_offline():
+    if isinstance(trust_remote_code, list) and repo_id in trust_remote_code:
+        return
+    if is_offline() if offline is None else offline:
         warnings.warn(
             f"Skipping publisher trust check for '{repo_id}' because Hugging Face Hub is in offline mode.",
             UserWarning,
@@ -51,12 +49,13 @@ def check_trust(repo_id: str, trust_remote_code: Union[bool, List[str]], user_ag
     except Exception as e:  # noqa: BLE001 - any error means "could not verify"
         raise ValueError(
             f"Kernel repository '{repo_id}' could not verify publisher trust status. Set "
-            "trust_remote_code=True to allow loading kernels from untrusted sources."
+            "trust_remote_code=True or add the repository id to the trust_remote_code list to allow loading "
+            "kernels from untrusted sources."
         ) from e
     if not trusted:
         raise ValueError(
-            f"Kernel repository '{repo_id}' is not from a trusted publisher. Set trust_remote_code=True "
-            "to allow loading kernels from untrusted sources."
+            f"Kernel repository '{repo_id}' is not from a trusted publisher. Set trust_remote_code=True or "
+            "add the repository id to the trust_remote_code list to allow loading kernels from untrusted sources."
         )
     try:
         marker.parent.mkdir(parents=True, exist_ok=True)

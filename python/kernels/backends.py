@@ -1,11 +1,21 @@
 """The compute backends of an arch variant (`ArchVariant.arch.backend`), upstream's
-`kernels.backends` names. They only hold what the C++ variant parser found (`kernels._core`);
-nothing here parses or renders a name."""
+`kernels.backends` names: `CUDA(version)`, `CPU()`, ... with `name`, `variant_str` and `parse`.
+The variant-name format belongs to the C++ core: `variant_str` is rendered by
+`_core.render_variant_name` and `parse` reads through `_core.parse_compute`."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import dataclasses
+import functools
+from dataclasses import dataclass
 from functools import total_ordering
-from typing import Tuple, Union
+from typing import Any, Optional, Tuple, Union
+
+from kernels import _core
+
+try:  # Python 3.8+: typing.Protocol
+    from typing import Protocol
+except ImportError:  # pragma: no cover
+    Protocol = object  # type: ignore[assignment,misc]
 
 
 @total_ordering
@@ -55,76 +65,168 @@ class Version:
         return f"<Version('{self._text}')>"
 
 
-class _Rendered:
-    """A part of a variant name: `variant_str` is the text the core rendered for it."""
+def _version(parsed: Optional[tuple]) -> Optional[Version]:
+    """A `Version` of the core's (major, minor, "major.minor") tuple."""
+    return None if parsed is None else Version(parsed[:2], parsed[2])
 
-    _variant_str: str
+
+def _major_minor(version: Any) -> Optional[Tuple[int, int]]:
+    """(major, minor) of a version object (ours, `packaging`'s, or anything with those fields)."""
+    return None if version is None else (int(version.major), int(version.minor))
+
+
+def strict(cls):
+    """Class decorator for the dataclasses upstream declares strict: `validate()` checks that each
+    field holds a value of its declared class(es), and runs after `__init__`."""
+    hints = {f.name: f for f in dataclasses.fields(cls)}
+
+    def validate(self) -> None:
+        for name, f in hints.items():
+            expected = f.metadata.get("types")
+            if expected and not isinstance(getattr(self, name), expected):
+                raise TypeError(f"{type(self).__name__}.{name} must be of type "
+                                f"{' | '.join(t.__name__ for t in expected)}, not {type(getattr(self, name)).__name__}")
+
+    init = cls.__init__
+
+    @functools.wraps(init)
+    def __init__(self, *args, **kwargs) -> None:
+        init(self, *args, **kwargs)
+        self.validate()
+
+    cls.validate = validate
+    cls.__init__ = __init__
+    return cls
+
+
+def typed(*types: type) -> Any:
+    """A dataclass field whose value `strict`'s `validate` checks against `types`."""
+    return dataclasses.field(metadata={"types": types})
+
+
+class Backend(Protocol):
+    """What every backend has: its loader `name` and its part of a variant name."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def variant_str(self) -> str: ...
+
+
+class _Named:
+    _name = ""
+
+    @property
+    def name(self) -> str:
+        return self._name
 
     @property
     def variant_str(self) -> str:
-        return self._variant_str
+        return _core.render_variant_name({"kind": "torch", "backend": self._name,
+                                          "backend_version": _major_minor(getattr(self, "version", None))})["backend_str"]
+
+    @classmethod
+    def _parse(cls, s: str):
+        parsed = _core.parse_compute(s)
+        if parsed is None or parsed[0] != cls._name:
+            raise ValueError(f"Invalid {cls.__name__} variant string: {s!r}")
+        return cls(_version(parsed[1])) if parsed[1] is not None else cls()
 
 
-@dataclass(frozen=True)
-class _Versioned(_Rendered):
-    version: Version
-    _variant_str: str = field(repr=False, compare=False)
+@dataclass(unsafe_hash=True)
+class CANN(_Named):
+    _name = "cann"
+    version: Any
+
+    @staticmethod
+    def parse(s: str) -> "CANN":
+        return CANN._parse(s)
 
 
-@dataclass(frozen=True)
-class _Unversioned(_Rendered):
-    _variant_str: str = field(repr=False, compare=False)
+@strict
+@dataclass(unsafe_hash=True)
+class CPU(_Named):
+    _name = "cpu"
+
+    @staticmethod
+    def parse(s: str) -> "CPU":
+        return CPU._parse(s)
 
 
-@dataclass(frozen=True)
-class CUDA(_Versioned):
-    name = "cuda"
+@dataclass(unsafe_hash=True)
+class CUDA(_Named):
+    _name = "cuda"
+    version: Any
+
+    @staticmethod
+    def parse(s: str) -> "CUDA":
+        return CUDA._parse(s)
 
 
-@dataclass(frozen=True)
-class ROCm(_Versioned):
-    name = "rocm"
+@strict
+@dataclass(unsafe_hash=True)
+class Metal(_Named):
+    _name = "metal"
+
+    @staticmethod
+    def parse(s: str) -> "Metal":
+        return Metal._parse(s)
 
 
-@dataclass(frozen=True)
-class XPU(_Versioned):
-    name = "xpu"
+@strict
+@dataclass(unsafe_hash=True)
+class Neuron(_Named):
+    _name = "neuron"
+
+    @staticmethod
+    def parse(s: str) -> "Neuron":
+        return Neuron._parse(s)
 
 
-@dataclass(frozen=True)
-class CANN(_Versioned):
-    name = "cann"
+@dataclass(unsafe_hash=True)
+class ROCm(_Named):
+    _name = "rocm"
+    version: Any
+
+    @staticmethod
+    def parse(s: str) -> "ROCm":
+        return ROCm._parse(s)
 
 
-@dataclass(frozen=True)
-class CPU(_Unversioned):
-    name = "cpu"
+@strict
+@dataclass(unsafe_hash=True)
+class TPU(_Named):
+    _name = "tpu"
+
+    @staticmethod
+    def parse(s: str) -> "TPU":
+        return TPU._parse(s)
 
 
-@dataclass(frozen=True)
-class Metal(_Unversioned):
-    name = "metal"
+@dataclass(unsafe_hash=True)
+class XPU(_Named):
+    _name = "xpu"
+    version: Any
+
+    @staticmethod
+    def parse(s: str) -> "XPU":
+        return XPU._parse(s)
 
 
-@dataclass(frozen=True)
-class Neuron(_Unversioned):
-    name = "neuron"
+_BY_NAME = {cls._name: cls for cls in (CUDA, ROCm, XPU, CANN, CPU, Metal, Neuron, TPU)}
 
 
-@dataclass(frozen=True)
-class TPU(_Unversioned):
-    name = "tpu"
-
-
-Backend = Union[CUDA, ROCm, XPU, CANN, CPU, Metal, Neuron, TPU]
-
-_BY_NAME = {cls.name: cls for cls in (CUDA, ROCm, XPU, CANN, CPU, Metal, Neuron, TPU)}
+def parse_backend(s: str) -> Backend:
+    """The backend of a variant name's compute part (`cu126`, `rocm71`, `cpu`, ...)."""
+    parsed = _core.parse_compute(s)
+    if parsed is None:
+        raise ValueError(f"Invalid backend variant string: {s!r}")
+    return _BY_NAME[parsed[0]]._parse(s)
 
 
 def _from_parsed(parsed: dict) -> Backend:
     """The backend of a `_core.parse_variant_name` result of an arch variant."""
     cls = _BY_NAME[parsed["backend"]]
     version = parsed["backend_version"]
-    if issubclass(cls, _Versioned):
-        return cls(Version(version[:2], version[2]), parsed["backend_str"])
-    return cls(parsed["backend_str"])
+    return cls(_version(version)) if version is not None else cls()

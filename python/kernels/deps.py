@@ -11,7 +11,7 @@ import threading
 import warnings
 from pathlib import Path
 from types import ModuleType
-from typing import Dict, Optional, Tuple
+from typing import Dict, List, Optional, Tuple, Union
 
 from kernels import _core
 from kernels._importer import RepoInfo, import_variant
@@ -27,7 +27,7 @@ _resolved: Dict[str, Dict[str, Tuple[Path, str]]] = {}
 
 def prepare_dependencies(root: str, variant_path: Path, *, local_files_only: bool, system: dict,
                          detected_backend: str, user_agent: str, probe, lockfile: Optional[str],
-                         cache_root: str) -> None:
+                         cache_root: str, trust_remote_code: Union[bool, List[str]] = False) -> None:
     """Resolve and install the kernels `variant_path` depends on, and record them for
     `get_kernel_dep`. `root` names the loaded kernel in error chains (its repo id or name)."""
     result = _core.resolve_dependencies(root, str(variant_path / "metadata.json"), local_files_only, system,
@@ -36,7 +36,7 @@ def prepare_dependencies(root: str, variant_path: Path, *, local_files_only: boo
         warnings.warn(text, UserWarning, stacklevel=4)
     if not local_files_only:  # offline and locked loads never reach the Hub (as for their root)
         for repo_id, _commit, _path, _chain in result["kernels"]:
-            check_trust(repo_id, False, user_agent)  # as upstream's `get_kernel_dep` does
+            check_trust(repo_id, trust_remote_code, user_agent)  # as upstream's `get_kernel_dep` does
     paths = {root: Path(variant_path).resolve()}
     with _lock:
         for repo_id, _commit, path, _chain in result["kernels"]:

@@ -37,7 +37,6 @@ std::vector<std::string> list_variant_files(const fs::path& root) {
 
 namespace {
 
-std::string upper(DigestAlgorithm algorithm) { return algorithm == DigestAlgorithm::sha256 ? "SHA256" : "SHA512"; }
 
 }  // namespace
 
@@ -54,22 +53,44 @@ Result<Digest> compute_digest(const fs::path& variant_dir, DigestAlgorithm algor
   return digest;
 }
 
-std::vector<std::string> digest_violations(const Digest& expected, const Digest& actual) {
-  std::vector<std::string> out;
+std::string algorithm_display_name(DigestAlgorithm algorithm) {
+  return algorithm == DigestAlgorithm::sha256 ? "SHA256" : "SHA512";
+}
+
+std::string DigestViolation::to_string() const {
+  switch (kind) {
+    case Kind::algorithm_mismatch: return "Algorithm mismatch: expected: " + expected + ", got: " + got;
+    case Kind::missing_file: return "Missing file: " + path;
+    case Kind::hash_mismatch: return "File hash mismatch for " + path + ": expected: " + expected + ", got: " + got;
+    case Kind::unknown_file: return "Unknown file: " + path;
+  }
+  return {};
+}
+
+std::vector<DigestViolation> find_digest_violations(const Digest& expected, const Digest& actual) {
+  using Kind = DigestViolation::Kind;
+  std::vector<DigestViolation> out;
   if (expected.algorithm != actual.algorithm) {
-    out.push_back("Algorithm mismatch: expected: " + upper(expected.algorithm) + ", got: " + upper(actual.algorithm));
+    out.push_back({Kind::algorithm_mismatch, "", algorithm_display_name(expected.algorithm),
+                   algorithm_display_name(actual.algorithm)});
   }
   for (const auto& [path, hash] : expected.files) {
     auto it = actual.files.find(path);
     if (it == actual.files.end()) {
-      out.push_back("Missing file: " + path);
+      out.push_back({Kind::missing_file, path, "", ""});
     } else if (it->second != hash) {
-      out.push_back("File hash mismatch for " + path + ": expected: " + hash + ", got: " + it->second);
+      out.push_back({Kind::hash_mismatch, path, hash, it->second});
     }
   }
   for (const auto& [path, hash] : actual.files) {
-    if (!expected.files.count(path)) out.push_back("Unknown file: " + path);
+    if (!expected.files.count(path)) out.push_back({Kind::unknown_file, path, "", ""});
   }
+  return out;
+}
+
+std::vector<std::string> digest_violations(const Digest& expected, const Digest& actual) {
+  std::vector<std::string> out;
+  for (const auto& violation : find_digest_violations(expected, actual)) out.push_back(violation.to_string());
   return out;
 }
 

@@ -26,7 +26,27 @@ bool excluded_from_digest(const std::string& relative);
 util::Result<Digest> compute_digest(const std::filesystem::path& variant_dir,
                                     DigestAlgorithm algorithm = DigestAlgorithm::sha256);
 
-// Violations of `actual` against `expected`, in the spec's order and texts (empty: match).
+// One way an actual digest deviates from the recorded one. `path` is empty for an algorithm
+// mismatch; `expected`/`got` are the hashes of a hash mismatch, the algorithms of an algorithm
+// mismatch ("SHA256"), and empty otherwise.
+struct DigestViolation {
+  enum class Kind { algorithm_mismatch, missing_file, hash_mismatch, unknown_file };
+  Kind kind = Kind::missing_file;
+  std::string path;
+  std::string expected;
+  std::string got;
+
+  std::string to_string() const;  // the text of the violation in the mismatch error
+  friend bool operator==(const DigestViolation&, const DigestViolation&) = default;
+};
+
+// The algorithm's name in violations ("SHA256", "SHA512").
+std::string algorithm_display_name(DigestAlgorithm algorithm);
+
+// Violations of `actual` against `expected`, in the spec's order (empty: match).
+std::vector<DigestViolation> find_digest_violations(const Digest& expected, const Digest& actual);
+
+// The texts of find_digest_violations.
 std::vector<std::string> digest_violations(const Digest& expected, const Digest& actual);
 
 // `kernel does not match the expected digest:` followed by one violation per line (integrity).

@@ -7,6 +7,8 @@ from __future__ import annotations
 import importlib.util
 import sys
 
+import pytest
+
 import kernels._metadata
 import kernels._system
 from kernels import _core
@@ -65,10 +67,40 @@ def test_version_branch_and_not_found_text():
 
 
 def test_digest_validation_error_text():
-    error = kernels._metadata.DigestValidationError(["Missing file: a.py", "Unknown file: b.py"])
+    from kernels.verify import DigestViolation
+
+    violations = [DigestViolation.MissingFile("a.py"), DigestViolation.UnknownFile("b.py")]
+    error = kernels._metadata.DigestValidationError(violations)
     assert str(error) == "kernel does not match the expected digest:\nMissing file: a.py\nUnknown file: b.py"
-    assert str(error) == _core.digest_mismatch_message(error.violations)
-    assert error.violations == ["Missing file: a.py", "Unknown file: b.py"]
+    assert str(error) == _core.digest_mismatch_message([str(v) for v in error.violations])
+    assert error.violations == violations
+
+
+def test_digest_violations_are_upstreams_classes_with_the_cores_texts():
+    from kernels._metadata import Digest, DigestAlgorithm
+    from kernels.verify import DigestValidationError, DigestViolation
+
+    expected = Digest(DigestAlgorithm.SHA256, {"a.py": "h1", "b.py": "h2"})
+    with pytest.raises(DigestValidationError) as e:
+        expected.validate(Digest(DigestAlgorithm.SHA512, {"a.py": "h9", "c.py": "h3"}))
+    assert e.value.violations == [
+        DigestViolation.AlgorithmMismatch(DigestAlgorithm.SHA256, DigestAlgorithm.SHA512),
+        DigestViolation.HashMismatch("a.py", "h1", "h9"),
+        DigestViolation.MissingFile("b.py"),
+        DigestViolation.UnknownFile("c.py"),
+    ]
+    assert [str(v) for v in e.value.violations] == [
+        "Algorithm mismatch: expected: SHA256, got: SHA512",
+        "File hash mismatch for a.py: expected: h1, got: h9",
+        "Missing file: b.py",
+        "Unknown file: c.py",
+    ]
+    match e.value.violations[1]:
+        case DigestViolation.HashMismatch(path, want, got):
+            assert (path, want, got) == ("a.py", "h1", "h9")
+        case _:
+            pytest.fail("HashMismatch does not match its pattern")
+    assert isinstance(e.value.violations[2], DigestViolation)
 
 
 

@@ -285,7 +285,7 @@ def test_url_paths_are_sent_as_built(hostile, guard, monkeypatch):
     # libcurl removes dot segments unless told not to, and would then ask for another resource
     # than the one named: the request must reach the server exactly as built.
     monkeypatch.setenv("HF_ENDPOINT", hostile.endpoint + "/mirror/..")
-    assert has_kernel(REPO, revision="main") is False  # the server has no `/mirror/../api/...`
+    assert has_kernel(REPO, revision="main", trust_remote_code=True) is False  # the server has no `/mirror/../api/...`
     assert hostile.log and all(line.split()[1].startswith("/mirror/../api/") for line in hostile.log), hostile.log
     guard.check()
 

@@ -12,7 +12,8 @@ import pytest
 from loader_testlib import make_variant, run_python
 
 import kernels
-from kernels import RepoInfo, VariantAccepted, VariantRejected, get_kernel, get_loaded_kernels
+from kernels import (RepoInfo, VariantAccepted, VariantRejected, get_kernel, get_loaded_kernels, has_kernel,
+                     install_kernel)
 
 
 @pytest.fixture(scope="module")
@@ -98,10 +99,19 @@ def test_untrusted_publisher(env_hub, cache, repos):
     with pytest.raises(ValueError, match="Kernel repository 'other-org/untrusted' is not from a trusted publisher. "
                                          "Set trust_remote_code=True"):
         get_kernel("other-org/untrusted", version=1)
-    with pytest.warns(UserWarning, match="Signing identity verification is not yet implemented"):
-        with pytest.raises(ValueError, match="is not from a trusted publisher"):
-            get_kernel("other-org/untrusted", version=1, trust_remote_code=["id"])
+    # A list is an allowlist of repository ids (upstream 0.17.2): another repository's id does not
+    # trust this one, its own id does.
+    with pytest.raises(ValueError, match="is not from a trusted publisher"):
+        get_kernel("other-org/untrusted", version=1, trust_remote_code=["other-org/else"])
+    assert get_kernel("other-org/untrusted", version=1, trust_remote_code=["other-org/untrusted"]).VALUE == 1
     assert get_kernel("other-org/untrusted", version=1, trust_remote_code=True).VALUE == 1
+    # The other public functions that reach the Hub check the publisher too, as upstream's do.
+    with pytest.raises(ValueError, match="is not from a trusted publisher"):
+        install_kernel("other-org/untrusted", version=1)
+    with pytest.raises(ValueError, match="is not from a trusted publisher"):
+        has_kernel("other-org/untrusted", version=1)
+    assert has_kernel("other-org/untrusted", version=1, trust_remote_code=["other-org/untrusted"])
+    assert install_kernel("other-org/untrusted", version=1, trust_remote_code=True).is_dir()
 
 
 def test_trust_unverifiable(env_hub, cache, repos):

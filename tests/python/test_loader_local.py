@@ -178,7 +178,7 @@ def test_metadata_api(tmp_path):
     from kernels_data import DigestValidationError
     with pytest.raises(DigestValidationError) as e:
         md.digest.validate(md.digest.hash_variant(md.digest.algorithm, vdir))
-    assert e.value.violations[0].startswith("File hash mismatch for _helpers.py: expected: ")
+    assert str(e.value.violations[0]).startswith("File hash mismatch for _helpers.py: expected: ")
     with pytest.raises(ValueError, match="Cannot parse metadata: "):
         kernels.Metadata.from_bytes(b"{}")
     with pytest.raises(OSError, match="Failed to open `"):

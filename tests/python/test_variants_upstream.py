@@ -71,7 +71,7 @@ def test_parse_matches_upstream_field_by_field(upstream):
 def test_fields_and_types():
     v = variants.parse_variant("torch212-cxx11-cu126-x86_64-linux")
     assert isinstance(v, variants.ArchVariant)
-    assert v.framework == variants.Torch(backends.Version((2, 12), "2.12"), True, "torch212-cxx11")
+    assert v.framework == variants.Torch(backends.Version((2, 12), "2.12"), True)
     assert v.framework.version >= (2, 12) and v.framework.version.minor == 12
     assert isinstance(v.arch.backend, backends.CUDA) and v.arch.backend.version == (12, 6)
     assert (v.arch.platform, v.arch.os, v.arch.variant_str) == ("x86_64", "linux", "cu126-x86_64-linux")
@@ -83,6 +83,37 @@ def test_fields_and_types():
     assert variants.parse_variant("torch-npu") == npu and len({npu, variants.parse_variant("torch-npu")}) == 1
     with pytest.raises(ValueError, match=r"^Invalid variant name: 'torch212-cu126'$"):
         variants.parse_variant("torch212-cu126")
+
+
+def test_objects_built_by_hand_render_and_resolve_as_upstreams(upstream):
+    """Upstream's constructors and `parse` methods (fields only; the name is rendered from them),
+    `resolve_variant(s)` and `variants_trace_str` give what upstream's give on this system."""
+    code = """
+import json, kernels.variants as v, kernels.backends as b
+from packaging.version import Version
+built = [v.ArchVariant(v.Torch(Version("2.11"), True), v.Arch(v.CUDA(Version("13.0")), "x86_64", "linux")),
+         v.ArchVariant(v.TorchStableAbi(Version("2.11")), v.Arch(v.parse_backend("rocm71"), "x86_64", "linux")),
+         v.ArchVariant(v.TvmFfi(Version("0.1")), v.Arch.parse(["cpu", "aarch64", "darwin"])),
+         v.NoarchVariant(v.TorchNoarch(), v.Noarch.parse("cuda")),
+         v.ArchVariant(v.Torch.parse("torch211-cxx11"), v.Arch(b.CPU(), "x86_64", "linux")),
+         v.ArchVariant(v.Torch.parse("torch29"), v.Arch(b.CPU.parse("cpu"), "x86_64", "linux")),
+         v.NoarchVariant(v.TorchNoarch(), v.Noarch("cpu"))]
+best, trace = v.resolve_variant(built, backend="cpu")
+accepted, _ = v.resolve_variants(built, backend="cpu")
+print(json.dumps([[b.variant_str for b in built], best.variant_str, [a.variant_str for a in accepted],
+                  v.variants_trace_str(trace),
+                  [type(d).__name__ for d in trace]]))
+"""
+    theirs = _upstream_json(code, upstream)
+    r = run_python(code, {})
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert json.loads(r.stdout.splitlines()[-1]) == theirs
+    for text, cls in (("torch211-x", variants.Torch), ("cu12x", backends.CUDA), ("metal", backends.CUDA)):
+        with pytest.raises(ValueError):
+            cls.parse(text)
+    with pytest.raises(TypeError):
+        variants.Arch("cuda", "x86_64", "linux")  # strict, as upstream's: a backend object is required
+    assert variants.get_variants_local(REPO_ROOT / "no-such-dir") == []
 
 
 def test_public_names_match_upstream(upstream):

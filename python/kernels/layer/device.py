@@ -30,11 +30,19 @@ class _CapabilityRange:
     max_capability: int
 
     def __post_init__(self) -> None:
+        self.validate()
+
+    def validate(self) -> None:
+        """Check the field types and the range (run on construction)."""
         cls_name = type(self).__name__
         for name in ("min_capability", "max_capability"):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool):
                 raise TypeError(f"{cls_name}.{name} must be an int (major * 10 + minor), not {value!r}")
+        self.validate_capability_range()
+
+    def validate_capability_range(self) -> None:
+        """`ValueError` unless min_capability <= max_capability."""
         if self.min_capability > self.max_capability:
             raise ValueError(
                 f"min_capability ({self.min_capability}) must be <= max_capability ({self.max_capability})"

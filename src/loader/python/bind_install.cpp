@@ -4,6 +4,7 @@
 #include <pybind11/stl.h>
 
 #include <memory>
+#include <tuple>
 
 #include "common.h"
 #include "hub/protocol/error_codes.h"
@@ -152,6 +153,19 @@ void bind_install(py::module_& m) {
   m.def("select", [](const std::vector<std::string>& names, const py::dict& system) {
     return selection_dict(select_variant(names, system_from_dict(system)));
   });
+  // The trace text of decisions (variant, accepted, reason) in the given order, the first accepted
+  // one preferred (`kernels.variants.variants_trace_str`).
+  m.def(
+      "trace_text",
+      [](const std::vector<std::tuple<std::string, bool, std::string>>& decisions) {
+        Selection selection;
+        for (const auto& [variant, accepted, reason] : decisions) {
+          selection.decisions.push_back(Decision{variant, accepted, reason});
+          if (accepted && !selection.best) selection.best = variant;
+        }
+        return selection.trace();
+      },
+      py::arg("decisions"));
   m.def("find_local_variant", [](const std::string& repo_path, const py::dict& system) {
     auto choice = unwrap(find_local_variant(repo_path, system_from_dict(system)));
     py::dict out;

@@ -77,6 +77,54 @@ std::vector<std::pair<std::string, std::string>> backends() {
   return out;
 }
 
+std::optional<variant::MajorMinor> major_minor_of(const py::dict& fields, const char* key) {
+  if (!fields.contains(key) || fields[key].is_none()) return std::nullopt;
+  auto pair = fields[key].cast<std::pair<uint64_t, uint64_t>>();
+  return variant::MajorMinor{pair.first, pair.second};
+}
+
+std::string string_of(const py::dict& fields, const char* key) {
+  return fields.contains(key) && !fields[key].is_none() ? fields[key].cast<std::string>() : std::string();
+}
+
+// The parts of a variant name built from its fields (the keys of `parse_variant_name`, versions as
+// (major, minor)), for objects the user constructs: dict(framework_str, backend_str, arch_str,
+// variant_str). `ValueError` for a kind or backend the name format does not have.
+py::dict render_variant_name(const py::dict& fields) {
+  variant::VariantName name;
+  auto kind = string_of(fields, "kind");
+  if (kind == "torch") {
+    name.kind = variant::VariantKind::torch_arch;
+  } else if (kind == "stable-abi") {
+    name.kind = variant::VariantKind::stable_abi;
+  } else if (kind == "tvm-ffi") {
+    name.kind = variant::VariantKind::tvm_ffi;
+  } else if (kind == "noarch") {
+    name.kind = variant::VariantKind::noarch;
+  } else {
+    throw py::value_error("Unknown variant kind: '" + kind + "'");
+  }
+  name.framework_version = major_minor_of(fields, "framework_version");
+  if (fields.contains("cxx11_abi") && !fields["cxx11_abi"].is_none()) {
+    name.abi_tag = fields["cxx11_abi"].cast<bool>() ? variant::AbiTag::cxx11 : variant::AbiTag::cxx98;
+  }
+  if (auto backend_name = string_of(fields, "backend"); !backend_name.empty()) {
+    auto backend = config::parse_backend(backend_name);
+    if (!backend) throw py::value_error("Unknown backend: '" + backend_name + "'");
+    name.compute.backend = *backend;
+    name.compute.version = major_minor_of(fields, "backend_version");
+  }
+  name.cpu = string_of(fields, "cpu");
+  name.os = string_of(fields, "os");
+  name.noarch_backend = string_of(fields, "noarch_backend");
+  py::dict out;
+  out["framework_str"] = name.framework_string();
+  out["backend_str"] = name.compute.to_string();
+  out["arch_str"] = name.arch_string();
+  out["variant_str"] = name.to_string();
+  return out;
+}
+
 // "2.11" of "2.11.0+cu130", "12" -> "12.0"; "" when `text` does not start with a number.
 std::string major_minor(const std::string& text) {
   auto version = variant::MajorMinor::parse_prefix(text);
@@ -87,6 +135,17 @@ std::string major_minor(const std::string& text) {
 
 void bind_variant(py::module_& m) {
   m.def("parse_variant_name", &parse_variant_name, py::arg("name"));
+  m.def("render_variant_name", &render_variant_name, py::arg("fields"));
+  // (backend name, (major, minor, "major.minor") or None) of a compute string (`cu126`, `cpu`);
+  // None when it is not one.
+  m.def(
+      "parse_compute",
+      [](const std::string& text) -> py::object {
+        auto compute = variant::Compute::parse(text);
+        if (!compute) return py::none();
+        return py::make_tuple(std::string(config::to_string(compute->backend)), version_tuple(compute->version));
+      },
+      py::arg("text"));
   m.def("backends", &backends);
   m.def("major_minor", &major_minor, py::arg("text"));
   m.def(
