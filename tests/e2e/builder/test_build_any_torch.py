@@ -87,3 +87,19 @@ def test_nothing_buildable_fails_naming_needs_and_toolchains(tmp_path, kernel_bu
     assert f", `{torch215_python}` (torch 2.15.0" in found[0]
     assert any(line.startswith("hint: the reference matrix builds it with: Python with torch 2.12") for line in lines)
     assert not (project / "build").exists() or not any((project / "build").glob("torch*"))
+
+
+def test_the_loader_picks_and_loads_the_torch215_variant(two_torches, torch215_python):
+    """Under torch 2.15, `kernels.get_local_kernel` (the loader from the source tree) chooses the
+    torch 2.15 variant of the two and runs it: the newest torch is loaded, not only built."""
+    project, _ = two_torches
+    code = ("import torch, kernels\n"
+            f"k = kernels.get_local_kernel({str(project / 'build')!r}, backend='cpu')\n"
+            "x = torch.arange(4.0)\nassert torch.equal(k.addone(x), x + 1)\n"
+            "print(torch.__version__, k.__file__)\n")
+    env = dict(os.environ, PYTHONPATH=str(REPO / "python"))
+    run = subprocess.run([str(torch215_python), "-c", code], capture_output=True, text=True, env=env)
+    assert run.returncode == 0, run.stderr
+    version, path = run.stdout.split()
+    assert version.startswith("2.15.")
+    assert "/torch215-cxx11-cpu-x86_64-linux/" in path
