@@ -34,11 +34,14 @@ def _messages(pythonpath=None, extra="") -> dict:
 def test_no_lockfile_message():
     expected = ("ValueError: Could not find a `kernels.lock` file in the caller's package metadata. Please lock "
                 "kernels with `kernels lock <project>` and then reinstall the project.")
-    assert _messages() == {name: expected for name in CALLS}
+    assert _messages(extra=", lockfile=None") == {name: expected for name in CALLS}
 
 
 def test_no_lockfile_message_matches_upstream():
     if not (UPSTREAM_SITE / "kernels").is_dir():
         pytest.skip("upstream kernels not installed: pip install --target .upstream-site kernels==0.17.2")
-    # Upstream's load_kernel and get_locked_kernel take a keyword-only `lockfile` without default.
-    assert _messages() == _messages(str(UPSTREAM_SITE), extra=", lockfile=None")
+    # load_kernel and get_locked_kernel take a keyword-only `lockfile` without default (upstream's
+    # signature): both packages refuse a call without it alike.
+    assert _messages(extra=", lockfile=None") == _messages(str(UPSTREAM_SITE), extra=", lockfile=None")
+    assert _messages()["load_kernel"] == _messages(str(UPSTREAM_SITE))["load_kernel"] == (
+        "TypeError: load_kernel() missing 1 required keyword-only argument: 'lockfile'")
