@@ -16,6 +16,7 @@ from kernels._importer import RepoInfo, import_variant
 from kernels._locking import NO_LOCKFILE, caller_lockfile, lock_entry
 from kernels._system import detect_backend, system_info, user_agent as _user_agent, validate_backend
 from kernels._trust import check_trust
+from kernels._verify_on_load import verify_on_load
 from kernels.deps import prepare_dependencies
 
 _versions_logger = logging.getLogger("kernels._versions")
@@ -83,6 +84,7 @@ def _install(repo_id: str, revision: str, local_files_only: bool, backend: Optio
     _warn_fallback(result["fallback_warning"], stacklevel=3)
     for name in result["invalid_variants"]:
         _logger.warning(f"Repository {repo_id} (revision: {revision}) contains invalid build variant variant: '{name}'")
+    verify_on_load(Path(result["variant_path"]), repo_id)
     return Path(result["variant_path"])
 
 

@@ -7,6 +7,8 @@ from typing import Dict
 
 # Read once at import, as upstream does.
 KERNELS_CACHE = os.environ.get("KERNELS_CACHE") or ""
+# A private sigstore instance's trusted_root.json for signature verification (read per call).
+SIGSTORE_TRUSTED_ROOT_ENV = "KERNELS_SIGSTORE_TRUSTED_ROOT"
 
 
 def is_offline() -> bool:

@@ -29,11 +29,11 @@ except ImportError as e:  # pragma: no cover - exercised by the CLI test without
         "Signature verification needs the sigstore package (4.x): pip install 'kernels[signature]'"
     ) from e
 
+from kernels._env import SIGSTORE_TRUSTED_ROOT_ENV as TRUSTED_ROOT_ENV
 from kernels._env import is_offline
 from kernels._metadata import Digest, DigestValidationError, Metadata
 
 GITHUB_ACTIONS_ISSUER = "https://token.actions.githubusercontent.com"
-TRUSTED_ROOT_ENV = "KERNELS_SIGSTORE_TRUSTED_ROOT"
 
 
 class GitHubWorkflowPolicy:
