@@ -66,6 +66,53 @@ class Digest:
         return f"Digest(algorithm={self._algorithm}, files={len(self._files)} files)"
 
 
+class Version:
+    """A dotted numeric version (`0.18.0`); versions that differ only in trailing zeros are equal
+    (the core's rule, `_core.version_components`)."""
+
+    __slots__ = ("_text", "_key")
+
+    def __init__(self, text: str):
+        self._key = tuple(_core.version_components(text))
+        self._text = text
+
+    @staticmethod
+    def from_str(s: str) -> "Version":
+        return Version(s)
+
+    def _other(self, other: object) -> tuple:
+        if isinstance(other, Version):
+            return other._key
+        if isinstance(other, str):
+            return Version(other)._key
+        return NotImplemented  # type: ignore[return-value]
+
+    def __eq__(self, other: object) -> bool:
+        key = self._other(other)
+        return NotImplemented if key is NotImplemented else self._key == key
+
+    def __lt__(self, other: "Version") -> bool:
+        return self._key < self._other(other)
+
+    def __le__(self, other: "Version") -> bool:
+        return self._key <= self._other(other)
+
+    def __gt__(self, other: "Version") -> bool:
+        return self._key > self._other(other)
+
+    def __ge__(self, other: "Version") -> bool:
+        return self._key >= self._other(other)
+
+    def __hash__(self) -> int:
+        return hash(self._key)
+
+    def __str__(self) -> str:
+        return self._text
+
+    def __repr__(self) -> str:
+        return f"Version({self._text!r})"
+
+
 class KernelName(str):
     """The kernel name; `str()` gives it, `.python_name` the module name."""
 
@@ -148,6 +195,13 @@ class Metadata:
     @property
     def version(self) -> int:
         return self._d["version"]
+
+    @property
+    def kernels_minver(self) -> Optional[Version]:
+        """The oldest `kernels` that can load this variant (metadata.json `kernels-minver`);
+        None for metadata without the key."""
+        text = self._d.get("kernels_minver")
+        return None if text is None else Version(text)
 
     @property
     def license(self) -> str:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ctypes
 import importlib
+import os
 import platform
 import sys
 import sysconfig
@@ -107,6 +108,42 @@ def device_available(backend: str) -> bool:
         return False
 
 
+# Test-only: the device architecture to report instead of the detected one ("8.0", "gfx90a"; ""
+# for none), so tests on a machine without a GPU can drive the architecture check.
+_TEST_DEVICE_ARCH_ENV = "KERNELS_TEST_DEVICE_ARCH"
+
+# The key of `system_info()` holding the device's architecture (None: unknown, nothing checked).
+DEVICE_ARCH_KEY = "device_arch"
+
+
+def device_arch(backend: str) -> Optional[str]:
+    """The architecture of the current device of the detected `backend`: the CUDA compute
+    capability ("9.0"), or the ROCm gfx name without its feature flags ("gfx90a"); None without
+    torch, without a visible device, or for other backends."""
+    override = os.environ.get(_TEST_DEVICE_ARCH_ENV)
+    if override is not None:
+        return override or None
+    torch = _torch()
+    if torch is None or backend not in ("cuda", "rocm"):
+        return None
+    try:
+        if not torch.cuda.is_available():
+            return None
+        if backend == "cuda":
+            major, minor = torch.cuda.get_device_capability()
+            return f"{major}.{minor}"
+        name = torch.cuda.get_device_properties(torch.cuda.current_device()).gcnArchName
+        return str(name).split(":")[0] or None
+    except Exception:  # noqa: BLE001 - a broken driver: nothing to check against
+        return None
+
+
+def without_arch_check(info: Dict[str, object]) -> Dict[str, object]:
+    """`info` with the device architecture unknown, so the core checks no variant's declared
+    architectures (`check_arch=False`)."""
+    return {**info, DEVICE_ARCH_KEY: None}
+
+
 def _cpu() -> str:
     machine = platform.machine()
     if machine in ("arm64", "ARM64"):
@@ -143,6 +180,8 @@ def system_info(backend: Optional[str] = None) -> Dict[str, object]:
         "detected_backend_version": detected["version"],
         "backend_explicit": backend is not None,
         "device_available": device_available(detected["name"]),
+        DEVICE_ARCH_KEY: device_arch(detected["name"]),
+        "kernels_version": _kernels_version(),
     }
     if torch is not None and info["os"] == "linux":
         info["cxx11"] = bool(torch.compiled_with_cxx11_abi())
@@ -154,6 +193,12 @@ def system_info(backend: Optional[str] = None) -> Dict[str, object]:
     if info["os"] == "darwin":
         info["macos_version"] = platform.mac_ver()[0]
     return info
+
+
+def _kernels_version() -> str:
+    from kernels import __version__
+
+    return __version__
 
 
 def validate_backend(backend: Optional[str]) -> Optional[str]:

@@ -7,11 +7,13 @@
 
 #include "hub/protocol/error_codes.h"
 #include "hub/protocol/names.h"
+#include "loader/arch_check.h"
 #include "loader/blob_store.h"
 #include "loader/cache_path.h"
 #include "loader/file_lock.h"
 #include "loader/hub_input.h"
 #include "loader/kernel_status.h"
+#include "loader/kernels_minver.h"
 #include "loader/local_kernel.h"
 #include "loader/receipt.h"
 #include "loader/verification.h"
@@ -246,7 +248,10 @@ util::Result<InstallResult> Installer::install_online(const InstallRequest& requ
   // 2. Variant selection.
   auto names = build_listing(cache, *commit);
   if (!names) return std::move(names).error();
-  auto selection = select_variant(*names, request.system);
+  std::map<std::string, std::string> fetched_metadata;
+  auto chosen = choose_online(cache, *commit, *names, request.system, fetched_metadata);
+  if (!chosen) return std::move(chosen).error();
+  Selection& selection = *chosen;
   if (!selection.best) return no_variant(request, *names, selection);
   result.invalid_variants = selection.invalid;
   result.fallback_warning = fallback_warning(request.repo_id, selection);
@@ -261,6 +266,7 @@ util::Result<InstallResult> Installer::install_online(const InstallRequest& requ
   if (receipt_valid(cache, *commit, variant) && lock_hash_matches(cache, *commit, variant, request)) {
     auto metadata = metadata::read_metadata_file((result.variant_path / "metadata.json").string());
     if (metadata) {
+      KB_TRY(check_kernels_minver(*metadata, variant, request.system.kernels_version));
       if (request.validate_dependencies) KB_TRY(request.validate_dependencies(*metadata, variant));
       result.from_receipt = true;
       return result;
@@ -268,12 +274,30 @@ util::Result<InstallResult> Installer::install_online(const InstallRequest& requ
   }
   remove_receipt(cache, *commit, variant);
 
-  KB_TRY(ensure_variant(cache, *commit, variant, request));
+  auto blob = fetched_metadata.find(variant);
+  KB_TRY(ensure_variant(cache, *commit, variant, request,
+                        blob == fetched_metadata.end() ? std::nullopt : std::optional<std::string>(blob->second)));
   return result;
 }
 
+util::Result<Selection> Installer::choose_online(const RepoCache& cache, const std::string& commit,
+                                                 const std::vector<std::string>& names, const SystemInfo& system,
+                                                 std::map<std::string, std::string>& fetched) {
+  Selection selection = select_variant(names, system);
+  auto metadata_of = [&](const std::string& variant) -> util::Result<metadata::Metadata> {
+    const fs::path snapshot = cache.snapshot_dir(commit) / "build" / variant / "metadata.json";
+    if (receipt_valid(cache, commit, variant)) return metadata::read_metadata_file(snapshot.string());
+    auto blob = fetch_file(cache, commit, "build/" + variant + "/metadata.json", std::nullopt);
+    if (!blob) return std::move(blob).error();
+    fetched[variant] = blob->etag;
+    return metadata::read_metadata_file(cache.blob_path(blob->etag).string());
+  };
+  KB_TRY(apply_arch_check(selection, system, metadata_of));
+  return selection;
+}
+
 util::Status Installer::ensure_variant(const RepoCache& cache, const std::string& commit, const std::string& variant,
-                                       const InstallRequest& request) {
+                                       const InstallRequest& request, const std::optional<std::string>& metadata_blob) {
   std::error_code ec;
   const fs::path variant_path = cache.snapshot_dir(commit) / "build" / variant;
   // 3. The file listing, checked before anything of the variant is fetched or written; then
@@ -281,12 +305,19 @@ util::Status Installer::ensure_variant(const RepoCache& cache, const std::string
   auto files = variant_files(cache, commit, variant);
   if (!files) return std::move(files).error();
   const std::string metadata_path = "build/" + variant + "/metadata.json";
-  auto fetched = fetch_file(cache, commit, metadata_path, std::nullopt);
-  if (!fetched) return std::move(fetched).error();
-  KB_TRY(link_snapshot(cache, commit, metadata_path, fetched->etag));
+  std::string metadata_etag;
+  if (metadata_blob && fs::exists(cache.blob_path(*metadata_blob), ec)) {
+    metadata_etag = *metadata_blob;
+  } else {
+    auto fetched = fetch_file(cache, commit, metadata_path, std::nullopt);
+    if (!fetched) return std::move(fetched).error();
+    metadata_etag = fetched->etag;
+  }
+  KB_TRY(link_snapshot(cache, commit, metadata_path, metadata_etag));
   auto metadata = metadata::read_metadata_file((variant_path / "metadata.json").string());
   if (!metadata) return std::move(metadata).error();
   if (metadata->digest) KB_TRY(check_digest_paths(request.repo_id, variant, *metadata->digest));
+  KB_TRY(check_kernels_minver(*metadata, variant, request.system.kernels_version));
   if (request.validate_dependencies) KB_TRY(request.validate_dependencies(*metadata, variant));
 
   // 4. The files, then verification; one repair round for corrupted cache entries.
@@ -347,6 +378,9 @@ util::Result<InstallResult> Installer::install_offline(const InstallRequest& req
   }
   auto names = local_variant_dirs(cache.snapshot_dir(*commit) / "build");
   auto selection = select_variant(names, request.system);
+  KB_TRY(apply_arch_check(selection, request.system, [&](const std::string& variant) {
+    return metadata::read_metadata_file((cache.snapshot_dir(*commit) / "build" / variant / "metadata.json").string());
+  }));
   if (!selection.best) return no_variant(request, names, selection);
   InstallResult result;
   result.fallback_warning = fallback_warning(request.repo_id, selection);
@@ -368,6 +402,7 @@ util::Result<InstallResult> Installer::install_offline(const InstallRequest& req
     }
     (void)write_receipt(cache, *commit, result.variant);
   }
+  KB_TRY(check_kernels_minver(*metadata, result.variant, request.system.kernels_version));
   if (request.validate_dependencies) KB_TRY(request.validate_dependencies(*metadata, result.variant));
   return result;
 }
@@ -381,8 +416,10 @@ util::Result<VariantListing> Installer::variants_at(const std::string& repo_id, 
   const std::string& commit = *resolved;
   auto names = build_listing(cache, commit);
   if (!names) return std::move(names).error();
-  auto selection = select_variant(*names, system);
-  return VariantListing{std::move(*names), std::move(selection)};
+  std::map<std::string, std::string> fetched;
+  auto selection = choose_online(cache, commit, *names, system, fetched);
+  if (!selection) return std::move(selection).error();
+  return VariantListing{std::move(*names), std::move(*selection)};
 }
 
 }  // namespace kb::loader

@@ -65,8 +65,15 @@ class Installer {
  private:
   util::Result<InstallResult> install_online(const InstallRequest& request, int depth);
   util::Result<InstallResult> install_offline(const InstallRequest& request);
+  // `metadata_blob`: the variant's metadata.json already fetched into the blob store (its etag).
   util::Status ensure_variant(const RepoCache& cache, const std::string& commit, const std::string& variant,
-                             const InstallRequest& request);
+                             const InstallRequest& request, const std::optional<std::string>& metadata_blob = {});
+  // The best variant of `names` for `system` that runs on its device (arch_check.h): a candidate's
+  // metadata.json comes from its verified snapshot, else is fetched into the blob store alone (its
+  // etag kept in `fetched`), so a skipped variant is never downloaded.
+  util::Result<Selection> choose_online(const RepoCache& cache, const std::string& commit,
+                                        const std::vector<std::string>& names, const SystemInfo& system,
+                                        std::map<std::string, std::string>& fetched);
   util::Result<std::vector<std::string>> build_listing(const RepoCache& cache, const std::string& commit);
   util::Result<std::vector<TreeEntry>> variant_files(const RepoCache& cache, const std::string& commit,
                                                      const std::string& variant);

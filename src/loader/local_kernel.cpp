@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "loader/arch_check.h"
+#include "loader/kernels_minver.h"
 #include "variant/variant_name.h"
 
 namespace kb::loader {
@@ -32,19 +34,46 @@ LocalListing list_local_variants(const fs::path& repo_path, const SystemInfo& sy
   return fs::is_directory(repo_path / "build", ec) ? std::move(listings[1]) : std::move(listings[0]);
 }
 
+namespace {
+
+util::Result<metadata::Metadata> metadata_in(const fs::path& variant_dir) {
+  return metadata::read_metadata_file((variant_dir / "metadata.json").string());
+}
+
+// The minver check of the variant chosen in `variant_dir`.
+util::Result<LocalChoice> checked(LocalChoice choice, const SystemInfo& system) {
+  if (system.kernels_version.empty()) return choice;
+  auto metadata = metadata_in(choice.variant_path);
+  if (!metadata) return std::move(metadata).error();
+  KB_TRY(check_kernels_minver(*metadata, choice.variant_path.filename().string(), system.kernels_version));
+  return choice;
+}
+
+}  // namespace
+
 util::Result<LocalChoice> find_local_variant(const fs::path& repo_path, const SystemInfo& system) {
   std::optional<LocalListing> with_variants;
   for (const auto& base : {repo_path, repo_path / "build"}) {
     LocalListing listing{base, local_variant_dirs(base), {}};
     listing.selection = select_variant(listing.names, system);
+    KB_TRY(apply_arch_check(listing.selection, system,
+                            [&](const std::string& variant) { return metadata_in(base / variant); }));
     if (listing.selection.best) {
-      return LocalChoice{base / *listing.selection.best,
-                         fallback_warning(repo_path.string(), listing.selection)};
+      return checked(LocalChoice{base / *listing.selection.best, fallback_warning(repo_path.string(), listing.selection)},
+                     system);
     }
     if (!with_variants && !listing.selection.decisions.empty()) with_variants = std::move(listing);
   }
   std::error_code ec;
-  if (fs::is_regular_file(repo_path / "metadata.json", ec)) return LocalChoice{repo_path, ""};
+  if (fs::is_regular_file(repo_path / "metadata.json", ec)) {
+    // A variant directory named by the caller: it must still run on the device.
+    Selection single;
+    single.best = repo_path.filename().string();
+    single.candidates = {*single.best};
+    KB_TRY(apply_arch_check(single, system, [&](const std::string&) { return metadata_in(repo_path); }));
+    if (!single.best) return arch_error(repo_path.string(), single, system);
+    return checked(LocalChoice{repo_path, ""}, system);
+  }
   if (!fs::exists(repo_path, ec)) {
     return util::Error(util::ErrorKind::not_found, "Could not find kernel in " + repo_path.string());
   }

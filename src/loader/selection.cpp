@@ -2,6 +2,7 @@
 // fallback on top, and the texts that explain the outcome.
 #include "loader/selection.h"
 
+#include "loader/arch_check.h"
 #include "util/strings.h"
 #include "variant/resolution.h"
 
@@ -31,6 +32,7 @@ Selection resolve(const std::vector<std::string>& names, const SystemInfo& syste
   auto resolution = variant::resolve_variants(names, describe(system));
   Selection out;
   out.best = resolution.best;
+  out.candidates = resolution.accepted;
   out.invalid = resolution.invalid_names;
   for (const auto& d : resolution.decisions) {
     out.decisions.push_back(Decision{d.name, d.accepted(), d.reason.value_or("")});
@@ -107,6 +109,7 @@ std::string fallback_warning(const std::string& kernel, const Selection& selecti
 
 util::Error no_variant_error(const VariantSource& source, const std::vector<std::string>& names,
                              const Selection& selection, const SystemInfo& system) {
+  if (!selection.best && !selection.arch_skipped.empty()) return arch_error(source.where, selection, system);
   std::string trace = selection.decisions.empty() ? "(no variant directories)" : selection.trace();
   util::Error error(util::ErrorKind::not_found,
                     "Cannot find a build variant for this system in " + source.where + ":\n\n" + trace);

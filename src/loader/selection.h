@@ -29,6 +29,12 @@ struct SystemInfo {
   std::string detected_backend_version;
   bool backend_explicit = false;       // `backend=` was passed: never fall back
   bool device_available = true;        // a device of the detected backend is visible
+  // The device's architecture: a CUDA compute capability ("8.0") or a ROCm gfx name ("gfx90a");
+  // empty when unknown or when the caller turned the check off (`check_arch=False`).
+  std::string device_arch;
+  // The installed `kernels` version (`kernels.__version__`); empty: metadata's `kernels-minver`
+  // is not checked.
+  std::string kernels_version;
 };
 
 struct Decision {
@@ -40,6 +46,7 @@ struct Decision {
 struct Selection {
   std::vector<Decision> decisions;     // sorted, every parsable input once
   std::optional<std::string> best;
+  std::vector<std::string> candidates; // the accepted variants, best first (before the arch check)
   std::vector<std::string> invalid;    // names that did not parse
   // Set when the automatically chosen backend had no variant and no device, and `best` is the
   // CPU variant chosen instead: that backend's name (`cuda`) and compute string (`cu130`).
@@ -48,6 +55,12 @@ struct Selection {
     std::string compute;
   };
   std::optional<Fallback> fallback_from;
+  // Accepted by name but not built for the device's architecture (loader/arch_check.h), best first.
+  struct ArchSkip {
+    std::string variant;
+    std::vector<std::string> archs;
+  };
+  std::vector<ArchSkip> arch_skipped;
   std::string trace() const;           // variants.md §9, one line per decision
 };
 
@@ -77,7 +90,9 @@ struct VariantSource {
 
 // `Cannot find a build variant for this system in <where>:` with the trace of every variant and
 // why it was rejected, and hints: the `backend=` that would load something, the variant to build
-// (and upload), the names that are not variants. Kind not_found (FileNotFoundError).
+// (and upload), the names that are not variants. Kind not_found (FileNotFoundError). When variants
+// fitted by name but none is built for the device's architecture, the arch error instead
+// (`arch_error` in loader/arch_check.h).
 util::Error no_variant_error(const VariantSource& source, const std::vector<std::string>& names,
                              const Selection& selection, const SystemInfo& system);
 

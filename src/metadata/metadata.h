@@ -58,6 +58,9 @@ struct Metadata {
   std::string name;
   std::string id;  // the ops id
   int64_t version = 1;
+  // `kernels-minver`: the oldest `kernels` that can load the variant (a dotted version, checked
+  // to parse as one when read); nullopt when the key is absent.
+  std::optional<std::string> kernels_minver;
   std::string license;
   std::optional<std::string> upstream;
   std::optional<std::string> source;

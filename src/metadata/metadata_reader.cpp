@@ -7,6 +7,7 @@
 
 #include "metadata/metadata.h"
 #include "config/kernel_name.h"
+#include "config/version.h"
 #include "util/fs.h"
 #include "util/hash.h"
 
@@ -153,6 +154,14 @@ Result<Metadata> parse_object(const json& root) {
   if (version == root.end()) return invalid("missing field `version`");
   if (!version->is_number_integer()) return invalid("field `version` must be an integer");
   m.version = version->get<int64_t>();
+  auto minver = optional_string(root, "kernels-minver");
+  if (!minver) return std::move(minver).error();
+  if (*minver) {
+    if (auto parsed = config::Version::parse(**minver); !parsed) {
+      return invalid("field `kernels-minver` must be a dotted version such as `0.18.0`, not `" + **minver + "`");
+    }
+  }
+  m.kernels_minver = *minver;
   auto license = required_string(root, "license", "");
   if (!license) return std::move(license).error();
   m.license = *license;

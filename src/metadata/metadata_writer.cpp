@@ -32,6 +32,7 @@ std::string render_metadata(const Metadata& m) {
   root["name"] = m.name;
   root["id"] = m.id;
   root["version"] = m.version;
+  if (m.kernels_minver) root["kernels-minver"] = *m.kernels_minver;
   root["license"] = m.license;
   if (m.upstream) root["upstream"] = *m.upstream;
   if (m.source) root["source"] = *m.source;

@@ -140,8 +140,10 @@ def digest_of(variant_dir: Path) -> Dict[str, str]:
 def make_variant(build_dir: Path, variant: str, *, name: str = "demo", ops_id: Optional[str] = None,
                  version: int = 1, backend: str = "cpu", value: str = "1", python_depends=(),
                  dirty: Optional[Dict[str, bool]] = None, legacy: bool = False, digest: bool = True,
-                 extra_files: Optional[Dict[str, str]] = None, kernel_depends=(), init_extra: str = "") -> Path:
-    """A pure-Python variant whose module has `VALUE`, `add_one(x)` and a relative import."""
+                 extra_files: Optional[Dict[str, str]] = None, kernel_depends=(), init_extra: str = "",
+                 archs: Optional[List[str]] = None, kernels_minver: Optional[str] = None) -> Path:
+    """A pure-Python variant whose module has `VALUE`, `add_one(x)` and a relative import;
+    `archs` declares the backend's architectures, `kernels_minver` the oldest `kernels` it needs."""
     vdir = build_dir / variant
     pkg = vdir / name.replace("-", "_") if legacy else vdir
     pkg.mkdir(parents=True, exist_ok=True)
@@ -165,6 +167,10 @@ def make_variant(build_dir: Path, variant: str, *, name: str = "demo", ops_id: O
         "kernel-depends": list(kernel_depends),
         "backend": {"type": backend},
     }
+    if archs is not None:
+        md["backend"]["archs"] = list(archs)
+    if kernels_minver is not None:
+        md["kernels-minver"] = kernels_minver
     if digest:
         md["digest"] = {"algorithm": "sha256", "files": digest_of(vdir)}
     if dirty is not None:

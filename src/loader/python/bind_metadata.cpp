@@ -3,6 +3,7 @@
 #include <pybind11/stl.h>
 
 #include "common.h"
+#include "config/version.h"
 #include "loader/dependencies.h"
 #include "metadata/digest.h"
 #include "metadata/metadata.h"
@@ -24,6 +25,7 @@ py::dict to_dict(const metadata::Metadata& md) {
   d["name"] = md.name;
   d["id"] = md.id;
   d["version"] = md.version;
+  d["kernels_minver"] = md.kernels_minver ? py::object(py::str(*md.kernels_minver)) : py::object(py::none());
   d["license"] = md.license;
   d["upstream"] = md.upstream ? py::object(py::str(*md.upstream)) : py::object(py::none());
   d["source"] = md.source ? py::object(py::str(*md.source)) : py::object(py::none());
@@ -74,6 +76,16 @@ metadata::DigestAlgorithm algorithm_from(const std::string& name) {
 }  // namespace
 
 void bind_metadata(py::module_& m) {
+  // The components of a dotted version with trailing zeros dropped (`0.18.0` → [0, 18]), the
+  // comparison key of `kernels.Metadata.kernels_minver`; ValueError for anything else.
+  m.def(
+      "version_components",
+      [](const std::string& text) {
+        auto parsed = config::Version::parse(text);
+        if (!parsed) throw py::value_error(parsed.error().message);
+        return parsed->components();
+      },
+      py::arg("text"));
   m.def("parse_metadata", [](const py::bytes& data) {
     auto parsed = metadata::parse_metadata(std::string(data));
     if (!parsed) throw py::value_error("Cannot parse metadata: " + parsed.error().message);

@@ -69,6 +69,8 @@ SystemInfo system_from_dict(const py::dict& d) {
   str("detected_backend_version", s.detected_backend_version);
   if (d.contains("backend_explicit")) s.backend_explicit = d["backend_explicit"].cast<bool>();
   if (d.contains("device_available")) s.device_available = d["device_available"].cast<bool>();
+  str("device_arch", s.device_arch);
+  str("kernels_version", s.kernels_version);
   return s;
 }
 

@@ -12,6 +12,7 @@ const char* canonical_full =
   "name": "relu",
   "id": "_relu_cuda_3f9a1c2",
   "version": 1,
+  "kernels-minver": "0.18.2",
   "license": "Apache-2.0",
   "upstream": "git@github.com:org/relu.git",
   "python-depends": [
@@ -104,4 +105,19 @@ TEST(parse_metadata, RejectsInvalidContent) {
   EXPECT_FALSE(parse_metadata(R"({"name": "Relu", "id": "x", "version": 1, "license": "MIT", "python-depends": [], "backend": {"type": "cpu"}})"));
   EXPECT_FALSE(parse_metadata(R"({"name": "relu", "id": "x", "version": 1, "license": "MIT", "python-depends": [], "backend": {"type": "gpu"}})"));
   EXPECT_FALSE(parse_metadata("{"));
+}
+
+TEST(parse_metadata, KernelsMinver) {
+  auto with = [](const std::string& value) {
+    return R"({"name": "relu", "id": "x", "version": 1, "license": "MIT", "python-depends": [],
+      "backend": {"type": "cpu"}, "kernels-minver": )" + value + "}";
+  };
+  auto parsed = parse_metadata(with(R"("0.18.0")"));
+  ASSERT_TRUE(parsed) << parsed.error().message;
+  EXPECT_EQ(parsed->kernels_minver, "0.18.0");
+  EXPECT_EQ(parse_metadata(minimal)->kernels_minver, std::nullopt);
+  auto bad = parse_metadata(with(R"("0.18.0rc1")"));
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().message, "field `kernels-minver` must be a dotted version such as `0.18.0`, not `0.18.0rc1`");
+  EXPECT_FALSE(parse_metadata(with("18")));
 }
