@@ -31,6 +31,7 @@
 #include "builder/variant_plan.h"
 #include "codegen/ops_py.h"
 #include "codegen/variant_project.h"
+#include "config/kernels_minver.h"
 #include "config/python_registry.h"
 #include "metadata/digest.h"
 #include "util/fs.h"
@@ -89,6 +90,9 @@ Result<metadata::Metadata> base_metadata(const BuildSettings& s, Backend backend
   }
   m.backend = backend;
   m.provenance = s.provenance;
+  if (auto minver = config::required_kernels_version(*s.config, backend)) {
+    m.kernels_minver = config::kernels_version_text(*minver);
+  }
   return m;
 }
 

@@ -5,6 +5,7 @@
 
 #include "codegen/ops_py.h"
 #include "codegen/variant_project.h"
+#include "config/kernels_minver.h"
 #include "config/python_registry.h"
 #include "util/strings.h"
 #include "variant/cuda_capabilities.h"
@@ -275,6 +276,9 @@ util::Result<std::string> render_backend_metadata(const PyprojectInput& input, B
   }
   m.backend = backend;
   m.provenance = input.provenance;
+  if (auto minver = config::required_kernels_version(config, backend)) {
+    m.kernels_minver = config::kernels_version_text(*minver);
+  }
   return metadata::render_metadata(m);
 }
 

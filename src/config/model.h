@@ -53,6 +53,9 @@ struct General {
   std::vector<Backend> backends;  // as written (deduplicated), order irrelevant
   std::vector<std::string> python_depends;
   std::vector<KernelDependency> kernel_depends;
+  // `kernels-minver`: raises the oldest `kernels` recorded in metadata.json (see
+  // `required_kernels_version`).
+  std::optional<Version> kernels_minver;
   std::optional<HubConfig> hub;
   std::optional<GeneralBackendConfig> cuda;
   std::optional<GeneralBackendConfig> neuron;

@@ -134,6 +134,7 @@ General parse_general(TableReader& root, Edition edition, bool& license_missing)
     if (const toml::node* node = reader.take("kernel-depends")) {
       general.kernel_depends = parse_kernel_depends(*node, "general.kernel-depends", sink);
     }
+    general.kernels_minver = reader.version("kernels-minver");
   }
   if (const toml::table* hub = reader.table("hub")) {
     TableReader hub_reader(*hub, "general.hub", sink);

@@ -88,6 +88,7 @@ void write_general(Emitter& emit, const General& general) {
   emit.entry("backends", toml_string_array(backends));
   if (!general.kernel_depends.empty()) emit.entry("kernel-depends", kernel_depends_value(general.kernel_depends));
   if (!general.python_depends.empty()) emit.entry("python-depends", toml_string_array(general.python_depends));
+  emit.version("kernels-minver", general.kernels_minver);
 
   auto section = [&](const char* name, const std::optional<GeneralBackendConfig>& config) {
     if (!config) return;

@@ -95,9 +95,23 @@ std::vector<std::string> default_cuda_capabilities(const config::Version& nvcc) 
   return {"7.0", "7.2", "7.5", "8.0", "8.6", "8.7", "8.9", "9.0+PTX"};
 }
 
+std::vector<std::string> cuda_extra_capabilities(const config::Version& nvcc) {
+  // Capability → the first nvcc that compiles for it (`nvcc --list-gpu-arch`).
+  static const std::pair<const char*, config::Version> table[] = {
+      {"10.3", config::Version({12, 9})},
+      {"12.1", config::Version({12, 9})},
+  };
+  std::vector<std::string> out;
+  for (const auto& [capability, first_nvcc] : table) {
+    if (nvcc >= first_nvcc) out.emplace_back(capability);
+  }
+  return out;
+}
+
 std::vector<std::string> cuda_target_capabilities(const config::Version& nvcc) {
   std::vector<std::string> targets;
   for (const auto& cap : default_cuda_capabilities(nvcc)) targets.push_back(strip_ptx(cap));
+  for (const auto& cap : cuda_extra_capabilities(nvcc)) targets.push_back(cap);
   sort_unique_natural(targets);
   return targets;
 }

@@ -15,7 +15,11 @@ namespace kb::variant {
 // CUDA_DEFAULT_KERNEL_ARCHS for toolkit `nvcc` (with the trailing `+PTX` entry).
 std::vector<std::string> default_cuda_capabilities(const config::Version& nvcc);
 
-// The target list T: the default list without `+PTX`, naturally sorted.
+// Capabilities toolkit `nvcc` compiles for that the default list leaves out (built only when a
+// unit asks for them in `cuda-capabilities`): 10.3 and 12.1 from nvcc 12.9.
+std::vector<std::string> cuda_extra_capabilities(const config::Version& nvcc);
+
+// The target list T: the default list without `+PTX` plus the extra capabilities, naturally sorted.
 std::vector<std::string> cuda_target_capabilities(const config::Version& nvcc);
 
 // Natural ordering of capability strings: digit runs compare numerically ("9.0" < "9.0a" < "10.0").

@@ -262,3 +262,30 @@ TEST(golden, CreatePyprojectTvmFfi) {
   std::sort(generated.begin(), generated.end());
   EXPECT_EQ(pyproject_artifacts(config), generated);
 }
+
+TEST(render_backend_metadata, KernelsMinverFromKernelDependsAndBuildToml) {
+  using kb::config::Backend;
+  auto config = parse(R"([general]
+name = "my-norm"
+version = 1
+edition = 5
+license = "MIT"
+backends = ["cuda", "rocm"]
+
+[general.cuda]
+kernel-depends = [{ repo-id = "org/common", version = 1 }]
+
+[torch-noarch]
+)");
+  PyprojectInput input;
+  input.config = &config;
+  input.unique_id = "3f9a1c2";
+  auto cuda = render_backend_metadata(input, Backend::cuda);
+  ASSERT_TRUE(cuda) << cuda.error().message;
+  EXPECT_NE(cuda->find("  \"version\": 1,\n  \"kernels-minver\": \"0.17.0\",\n  \"license\""), std::string::npos) << *cuda;
+  auto rocm = render_backend_metadata(input, Backend::rocm);
+  ASSERT_TRUE(rocm) << rocm.error().message;
+  EXPECT_EQ(rocm->find("kernels-minver"), std::string::npos) << *rocm;  // no kernel-depends for rocm
+  config.general.kernels_minver = kb::config::Version({0, 18, 2});
+  EXPECT_NE(render_backend_metadata(input, Backend::rocm)->find("\"kernels-minver\": \"0.18.2\""), std::string::npos);
+}

@@ -25,6 +25,28 @@ TEST(CudaTargetCapabilities, StripsPtxAndSortsNaturally) {
             (Caps{"7.0", "7.2", "7.5", "8.0", "8.6", "8.7", "8.9", "9.0", "10.0", "10.1", "12.0"}));
 }
 
+TEST(CudaTargetCapabilities, AddsTenThreeAndTwelveOneFromNvcc129) {
+  EXPECT_EQ(cuda_extra_capabilities(v(12, 8)), Caps{});
+  EXPECT_EQ(cuda_extra_capabilities(v(12, 9)), (Caps{"10.3", "12.1"}));
+  EXPECT_EQ(cuda_target_capabilities(v(12, 9)),
+            (Caps{"7.0", "7.2", "7.5", "8.0", "8.6", "8.7", "8.9", "9.0", "10.0", "10.1", "10.3", "12.0", "12.1"}));
+  EXPECT_EQ(cuda_target_capabilities(v(13, 0)),
+            (Caps{"7.5", "8.0", "8.6", "8.7", "8.9", "9.0", "10.0", "10.3", "11.0", "12.0", "12.1"}));
+  // Not in the default (distributable) list: built only when a unit asks for them.
+  EXPECT_EQ(default_cuda_capabilities(v(12, 9)).size(), 11u);
+}
+
+TEST(IntersectCudaCapabilities, TenThreeAndTwelveOneNeedNvcc129) {
+  auto t128 = cuda_target_capabilities(v(12, 8));
+  auto t129 = cuda_target_capabilities(v(12, 9));
+  EXPECT_EQ(*intersect_cuda_capabilities("k", {"9.0", "10.3a", "12.1"}, t128), (Caps{"9.0"}));
+  EXPECT_EQ(*intersect_cuda_capabilities("k", {"9.0", "10.3a", "12.1"}, t129), (Caps{"9.0", "10.3a", "12.1"}));
+  // A plain 10.0 request still covers the 10.3 target with its own 10.0 build.
+  EXPECT_EQ(*intersect_cuda_capabilities("k", {"10.0"}, t129), (Caps{"10.0"}));
+  EXPECT_EQ(*cuda_gencode_flags({"10.3a", "12.1"}),
+            (Caps{"-gencode", "arch=compute_103a,code=sm_103a", "-gencode", "arch=compute_121,code=sm_121"}));
+}
+
 TEST(NaturalLess, ComparesDigitRunsNumerically) {
   EXPECT_TRUE(natural_less("9.0", "10.0"));
   EXPECT_TRUE(natural_less("9.0", "9.0a"));
