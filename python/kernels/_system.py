@@ -159,8 +159,10 @@ def _free_threaded() -> bool:
     return bool(sysconfig.get_config_var("Py_GIL_DISABLED"))
 
 
-def system_info(backend: Optional[str] = None) -> Dict[str, object]:
-    """System description for the core; `backend` is the already validated `backend=`."""
+def system_info(backend: Optional[str] = None, *, with_device_arch: bool = True) -> Dict[str, object]:
+    """System description for the core; `backend` is the already validated `backend=`. The
+    device's architecture initialises the device's runtime (torch's CUDA context); callers that
+    only describe the system (the user agent) pass `with_device_arch=False`."""
     detected = detect_backend()
     torch = _torch()
     selected = detected
@@ -180,7 +182,7 @@ def system_info(backend: Optional[str] = None) -> Dict[str, object]:
         "detected_backend_version": detected["version"],
         "backend_explicit": backend is not None,
         "device_available": device_available(detected["name"]),
-        DEVICE_ARCH_KEY: device_arch(detected["name"]),
+        DEVICE_ARCH_KEY: device_arch(detected["name"]) if with_device_arch else None,
         "kernels_version": _kernels_version(),
     }
     if torch is not None and info["os"] == "linux":
@@ -228,7 +230,7 @@ def user_agent(extra=None) -> str:
         parts.extend(f"{k}/{v}" for k, v in extra.items())
     elif isinstance(extra, str) and extra:
         parts.append(extra)
-    info = system_info()
+    info = system_info(with_device_arch=False)
     parts += [
         f"kernels/{__version__}",
         f"python/{sys.version_info.major}.{sys.version_info.minor}",

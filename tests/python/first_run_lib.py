@@ -22,8 +22,8 @@ def pin_system(monkeypatch, *, device_available: bool) -> None:
     real = kernels._system.system_info
     detected = {"name": "cuda", "version": "12.8"}
 
-    def pinned(backend=None) -> Dict[str, object]:
-        info = real(backend)
+    def pinned(backend=None, **options) -> Dict[str, object]:
+        info = real(backend, **options)
         info.update(cpu="x86_64", os="linux", torch_version="2.11", cxx11=True, tvm_ffi_version="",
                     macos_version="", free_threaded=False, detected_backend="cuda",
                     detected_backend_version="12.8", device_available=device_available)

@@ -140,3 +140,12 @@ def test_metadata_kernels_minver_version():
     with pytest.raises(ValueError):
         Metadata.from_bytes(b'{"name": "kk", "id": "x", "version": 1, "license": "MIT", "python-depends": [], '
                             b'"backend": {"type": "cpu"}, "kernels-minver": "soon"}')
+
+
+def test_user_agent_does_not_touch_the_device(monkeypatch):
+    """Asking the device's capability initialises torch's CUDA context: only variant choice may."""
+    def no_device(backend):
+        raise AssertionError("device_arch called")
+
+    monkeypatch.setattr(kernels._system, "device_arch", no_device)
+    assert "kernels/" in kernels._system.user_agent()
