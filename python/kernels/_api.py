@@ -73,7 +73,9 @@ def _system_for(backend: Optional[str], check_arch: bool = True) -> dict:
 
 def _install(repo_id: str, revision: str, local_files_only: bool, backend: Optional[str], ua: str,
              validate_dependencies: bool, lock_hashes: Optional[Dict[str, str]] = None,
-             check_arch: bool = True) -> Path:
+             check_arch: bool = True, verify_signature: bool = True) -> Path:
+    """Install the chosen variant; its signature is checked once per download (warning only)
+    unless `verify_signature` is False (`kernels verify-signature` checks it itself)."""
     backend = validate_backend(backend)
     result = _core.install(
         repo_id, revision, local_files_only, _system_for(backend, check_arch), validate_dependencies,
@@ -84,7 +86,8 @@ def _install(repo_id: str, revision: str, local_files_only: bool, backend: Optio
     _warn_fallback(result["fallback_warning"], stacklevel=3)
     for name in result["invalid_variants"]:
         _logger.warning(f"Repository {repo_id} (revision: {revision}) contains invalid build variant variant: '{name}'")
-    verify_on_load(Path(result["variant_path"]), repo_id)
+    if verify_signature:
+        verify_on_load(Path(result["variant_path"]), repo_id)
     return Path(result["variant_path"])
 
 

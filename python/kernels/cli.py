@@ -42,7 +42,7 @@ def cmd_download(args) -> int:
 
                 _core.install_all(entry["repo_id"], entry["sha"], cache_root_arg(), user_agent())
             else:
-                install_kernel(entry["repo_id"], revision=entry["sha"])
+                install_kernel(entry["repo_id"], revision=entry["sha"], trust_remote_code=True)
         except FileNotFoundError as e:
             print(str(e), file=sys.stderr)
             failed = True
@@ -56,8 +56,11 @@ def cmd_lock(args) -> int:
     if deps is None:
         print(f"error: No [tool.kernels.dependencies] table in {pyproject}", file=sys.stderr)
         return 1
-    locks = [_core.lock_dependency(repo_id, int(version), user_agent()) for repo_id, version in deps.items()]
-    (project / "kernels.lock").write_text(_core.render_lockfile(locks), encoding="utf-8")
+    from kernels.locking import KernelDependency, KernelVersion, extract_dependency_locks
+
+    kernels = [KernelDependency(repo_id, KernelVersion.Version(int(version))) for repo_id, version in deps.items()]
+    locks = extract_dependency_locks(kernels, api=None)  # with every kernel dependency, transitively
+    (project / "kernels.lock").write_text(locks.to_json(), encoding="utf-8")
     return 0
 
 
@@ -229,14 +232,14 @@ def _verification_failure(result, args) -> Optional[str]:
     if isinstance(result, R.MetadataInvalid):
         return f"cannot verify kernel integrity, invalid metadata:\n{result.reason}"
     if isinstance(result, R.DigestVerificationFailure):
-        return "\n".join(["kernel integrity check failed", *result.violations])
+        return "\n".join(["kernel integrity check failed", *map(str, result.violations)])
     if isinstance(result, R.SignatureVerificationFailure):
         return f"metadata signature verification failed:\n{result.reason}"
     raise AssertionError(f"unhandled verification result {result!r}")
 
 
 def cmd_verify_signature(args) -> int:
-    from kernels._api import install_kernel
+    from kernels._api import _install
     from kernels._env import cache_root_arg, is_offline
     from kernels.verify import policies_for_signers, verify_variant
 
@@ -250,7 +253,9 @@ def cmd_verify_signature(args) -> int:
     if args.all_variants:
         variants = [Path(p) for p in _core.install_all(args.repo_id, commit, cache_root_arg(), ua)]
     else:
-        variants = [install_kernel(args.repo_id, revision=commit)]
+        # Verified below with the signers asked for, not at install with the default ones.
+        variants = [_install(args.repo_id, commit, is_offline(), None, ua, validate_dependencies=False,
+                             verify_signature=False)]
     failed = False
     for variant in variants:
         failure = _verification_failure(verify_variant(variant, policies), args)
