@@ -2,6 +2,7 @@
 C++ core parses from metadata.json, so parsing rules live in one place (src/metadata)."""
 from __future__ import annotations
 
+import builtins
 import enum
 import os
 from dataclasses import dataclass
@@ -28,10 +29,99 @@ class DigestAlgorithm(enum.Enum):
         return self.value
 
 
+class DigestViolation:
+    """One way a variant's files deviate from its recorded digest: `DigestViolation.MissingFile`,
+    `.UnknownFile`, `.HashMismatch` or `.AlgorithmMismatch`; `str()` gives its text (the core's)."""
+
+    _kind = ""
+    __match_args__: tuple = ()
+
+    def _fields(self) -> tuple:
+        return tuple(getattr(self, name) for name in self.__match_args__)
+
+    def __str__(self) -> str:
+        fields = dict(zip(self.__match_args__, self._fields()))
+        expected, got = fields.get("expected", ""), fields.get("got", "")
+        if isinstance(expected, DigestAlgorithm):
+            expected = _core.digest_algorithm_display_name(expected.value)
+        if isinstance(got, DigestAlgorithm):
+            got = _core.digest_algorithm_display_name(got.value)
+        return _core.digest_violation_text(self._kind, fields.get("path", ""), expected, got)
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{name}={value!r}" for name, value in zip(self.__match_args__, self._fields()))
+        return f"DigestViolation.{self._kind}({args})"
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and other._fields() == self._fields()  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return hash((self._kind, self._fields()))
+
+
+class _MissingFile(DigestViolation):
+    """A file of the digest is missing."""
+
+    _kind = "MissingFile"
+    __match_args__ = ("path",)
+
+    def __init__(self, path: str):
+        self.path = path
+
+
+class _UnknownFile(DigestViolation):
+    """A file is present that the digest does not list."""
+
+    _kind = "UnknownFile"
+    __match_args__ = ("path",)
+
+    def __init__(self, path: str):
+        self.path = path
+
+
+class _HashMismatch(DigestViolation):
+    """A file's hash differs from the digest's."""
+
+    _kind = "HashMismatch"
+    __match_args__ = ("path", "expected", "got")
+
+    def __init__(self, path: str, expected: str, got: str):
+        self.path = path
+        self.expected = expected
+        self.got = got
+
+
+class _AlgorithmMismatch(DigestViolation):
+    """The digests were made with different algorithms."""
+
+    _kind = "AlgorithmMismatch"
+    __match_args__ = ("expected", "got")
+
+    def __init__(self, expected: "DigestAlgorithm", got: "DigestAlgorithm"):
+        self.expected = expected
+        self.got = got
+
+
+for _cls in (_MissingFile, _UnknownFile, _HashMismatch, _AlgorithmMismatch):
+    _cls.__name__ = _cls.__qualname__ = _cls._kind
+    setattr(DigestViolation, _cls._kind, _cls)
+
+
+def _violation(record: tuple, expected: "Digest", actual: "Digest") -> DigestViolation:
+    kind, path, want, got, _text = record
+    if kind == "AlgorithmMismatch":
+        return _AlgorithmMismatch(expected.algorithm, actual.algorithm)
+    if kind == "HashMismatch":
+        return _HashMismatch(path, want, got)
+    return getattr(DigestViolation, kind)(path)
+
+
 class DigestValidationError(Exception):
-    def __init__(self, violations: List[str]):
+    """Raised by `Digest.validate`; `violations` lists each `DigestViolation`."""
+
+    def __init__(self, violations: List[DigestViolation]):
         self.violations = violations
-        super().__init__(_core.digest_mismatch_message(violations))
+        super().__init__(_core.digest_mismatch_message([str(v) for v in violations]))
 
 
 class Digest:
@@ -52,12 +142,13 @@ class Digest:
         files = _core.hash_variant(str(algorithm), os.fspath(variant_path))
         return Digest(algorithm, files)
 
-    def validate(self, actual: "Digest") -> None:
-        violations = _core.digest_violations(
-            str(self._algorithm), self._files, str(actual.algorithm), actual.files
+    def validate(self, other: "Digest") -> None:
+        """Raise `DigestValidationError` when `other` (the actual files) deviates from this digest."""
+        records = _core.digest_violation_records(
+            str(self._algorithm), self._files, str(other.algorithm), other.files
         )
-        if violations:
-            raise DigestValidationError(violations)
+        if records:
+            raise DigestValidationError([_violation(record, self, other) for record in records])
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Digest) and (self._algorithm, self._files) == (other._algorithm, other._files)
@@ -177,12 +268,12 @@ class Metadata:
         self._d = data
 
     @staticmethod
-    def read_from_file(path: Union[str, "os.PathLike[str]"]) -> "Metadata":
-        return Metadata(_core.read_metadata(os.fspath(path)))
+    def read_from_file(metadata_path: Union[str, "os.PathLike[str]"]) -> "Metadata":
+        return Metadata(_core.read_metadata(os.fspath(metadata_path)))
 
     @staticmethod
-    def from_bytes(b: bytes) -> "Metadata":
-        return Metadata(_core.parse_metadata(bytes(b)))
+    def from_bytes(bytes: bytes) -> "Metadata":  # noqa: A002 - upstream's parameter name
+        return Metadata(_core.parse_metadata(builtins.bytes(bytes)))
 
     @property
     def id(self) -> str:

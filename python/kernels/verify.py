@@ -31,7 +31,7 @@ except ImportError as e:  # pragma: no cover - exercised by the CLI test without
 
 from kernels._env import SIGSTORE_TRUSTED_ROOT_ENV as TRUSTED_ROOT_ENV
 from kernels._env import is_offline
-from kernels._metadata import Digest, DigestValidationError, Metadata
+from kernels._metadata import Digest, DigestValidationError, DigestViolation, Metadata  # noqa: F401 - upstream exposes them here
 
 GITHUB_ACTIONS_ISSUER = "https://token.actions.githubusercontent.com"
 

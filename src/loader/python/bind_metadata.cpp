@@ -2,6 +2,8 @@
 // here, so parsing rules live in src/metadata only.
 #include <pybind11/stl.h>
 
+#include <vector>
+
 #include "common.h"
 #include "config/version.h"
 #include "loader/dependencies.h"
@@ -73,6 +75,16 @@ metadata::DigestAlgorithm algorithm_from(const std::string& name) {
   throw py::value_error("Unknown digest algorithm: " + name);
 }
 
+const char* violation_kind_name(metadata::DigestViolation::Kind kind) {
+  switch (kind) {
+    case metadata::DigestViolation::Kind::algorithm_mismatch: return "AlgorithmMismatch";
+    case metadata::DigestViolation::Kind::missing_file: return "MissingFile";
+    case metadata::DigestViolation::Kind::hash_mismatch: return "HashMismatch";
+    case metadata::DigestViolation::Kind::unknown_file: return "UnknownFile";
+  }
+  return "";
+}
+
 }  // namespace
 
 void bind_metadata(py::module_& m) {
@@ -120,6 +132,35 @@ void bind_metadata(py::module_& m) {
           metadata::Digest actual{algorithm_from(actual_algorithm), actual_files};
           return metadata::digest_violations(expected, actual);
         });
+  // (kind, path, expected, got, text) of each violation, kind one of "AlgorithmMismatch",
+  // "MissingFile", "HashMismatch", "UnknownFile" (`kernels.verify.DigestViolation`'s classes).
+  m.def("digest_violation_records",
+        [](const std::string& expected_algorithm, const std::map<std::string, std::string>& expected_files,
+           const std::string& actual_algorithm, const std::map<std::string, std::string>& actual_files) {
+          metadata::Digest expected{algorithm_from(expected_algorithm), expected_files};
+          metadata::Digest actual{algorithm_from(actual_algorithm), actual_files};
+          std::vector<py::tuple> out;
+          for (const auto& v : metadata::find_digest_violations(expected, actual)) {
+            out.push_back(py::make_tuple(violation_kind_name(v.kind), v.path, v.expected, v.got, v.to_string()));
+          }
+          return out;
+        });
+  // The text of a violation built from its fields (a `DigestViolation` the user constructs).
+  m.def(
+      "digest_violation_text",
+      [](const std::string& kind, const std::string& path, const std::string& expected, const std::string& got) {
+        for (auto k : {metadata::DigestViolation::Kind::algorithm_mismatch, metadata::DigestViolation::Kind::missing_file,
+                       metadata::DigestViolation::Kind::hash_mismatch, metadata::DigestViolation::Kind::unknown_file}) {
+          if (kind == violation_kind_name(k)) return metadata::DigestViolation{k, path, expected, got}.to_string();
+        }
+        throw py::value_error("Unknown digest violation: " + kind);
+      },
+      py::arg("kind"), py::arg("path"), py::arg("expected"), py::arg("got"));
+  // The algorithm's name as violations show it ("SHA256").
+  m.def(
+      "digest_algorithm_display_name",
+      [](const std::string& algorithm) { return metadata::algorithm_display_name(algorithm_from(algorithm)); },
+      py::arg("algorithm"));
   m.def(
       "digest_mismatch_message",
       [](const std::vector<std::string>& violations) { return metadata::digest_mismatch(violations).message; },
