@@ -140,3 +140,23 @@ def test_import_check_ignores_the_working_directory(tmp_path, kernel_builder, kb
     (tmp_path / "torch" / "__init__.py").write_text("raise ImportError('the torch folder of the working directory')\n")
     result = build_in(tmp_path, kernel_builder, project, kb_python, "--unique-id", "n5")
     assert result.returncode == 0, result.stderr
+
+
+def test_kernels_minver_written_per_backend(tmp_path, kernel_builder, kb_python):
+    """metadata.json's `kernels-minver`: 0.17.0 for the backend with kernel-depends (the first
+    `kernels` that loads them), none for the other; build.toml's value raises both."""
+    project = copy_fixture("noarch_scale", tmp_path)
+    toml = (project / "build.toml").read_text()
+    toml = toml.replace("[torch-noarch]", '[general.cuda]\nkernel-depends = [{ repo-id = "org/common", version = 1 }]\n\n'
+                        "[torch-noarch]")
+    (project / "build.toml").write_text(toml)
+    run_build(kernel_builder, project, kb_python, "--unique-id", "m1")
+
+    def minver(backend):
+        return json.loads((project / "build" / f"torch-{backend}" / "metadata.json").read_text()).get("kernels-minver")
+
+    assert (minver("cuda"), minver("cpu")) == ("0.17.0", None)
+    (project / "build.toml").write_text(toml.replace('python-depends = ["einops"]',
+                                                     'python-depends = ["einops"]\nkernels-minver = "0.18.2"'))
+    run_build(kernel_builder, project, kb_python, "--unique-id", "m1")
+    assert (minver("cuda"), minver("cpu")) == ("0.18.2", "0.18.2")
