@@ -21,19 +21,6 @@ std::vector<std::string> local_variant_dirs(const fs::path& dir) {
   return names;
 }
 
-LocalListing list_local_variants(const fs::path& repo_path, const SystemInfo& system) {
-  std::vector<LocalListing> listings;
-  for (const auto& base : {repo_path, repo_path / "build"}) {
-    LocalListing listing{base, local_variant_dirs(base), {}};
-    listing.selection = select_variant(listing.names, system);
-    if (!listing.selection.decisions.empty()) return listing;
-    listings.push_back(std::move(listing));
-  }
-  // No variants in either: show build/ (its ignored names) where there is one.
-  std::error_code ec;
-  return fs::is_directory(repo_path / "build", ec) ? std::move(listings[1]) : std::move(listings[0]);
-}
-
 namespace {
 
 util::Result<metadata::Metadata> metadata_in(const fs::path& variant_dir) {
@@ -50,6 +37,22 @@ util::Result<LocalChoice> checked(LocalChoice choice, const SystemInfo& system) 
 }
 
 }  // namespace
+
+LocalListing list_local_variants(const fs::path& repo_path, const SystemInfo& system) {
+  std::vector<LocalListing> listings;
+  for (const auto& base : {repo_path, repo_path / "build"}) {
+    LocalListing listing{base, local_variant_dirs(base), {}};
+    listing.selection = select_variant(listing.names, system);
+    // An unreadable metadata.json stops the walk there: the listing shows what was decided.
+    (void)apply_arch_check(listing.selection, system,
+                           [&](const std::string& variant) { return metadata_in(base / variant); });
+    if (!listing.selection.decisions.empty()) return listing;
+    listings.push_back(std::move(listing));
+  }
+  // No variants in either: show build/ (its ignored names) where there is one.
+  std::error_code ec;
+  return fs::is_directory(repo_path / "build", ec) ? std::move(listings[1]) : std::move(listings[0]);
+}
 
 util::Result<LocalChoice> find_local_variant(const fs::path& repo_path, const SystemInfo& system) {
   std::optional<LocalListing> with_variants;

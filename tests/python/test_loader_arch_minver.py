@@ -99,6 +99,9 @@ def test_local_skips_and_fails(tmp_path, device):
     make_variant(build, CU128, backend="cuda", ops_id="_archloc_cu", archs=["7.5", "9.0a+PTX"])
     make_variant(build, NOARCH, backend="cuda", ops_id="_archloc_noarch")
     assert get_local_kernel(build).VARIANT == NOARCH
+    listing = _core.local_variants(str(build), kernels._system.system_info())  # `kernels variants <dir>`
+    assert listing["best"] == NOARCH
+    assert f"{CU128}: built for 7.5, 9.0a+PTX, not for this device's CUDA capability 8.0" in listing["trace"]
     only = tmp_path / "only" / "build"
     make_variant(only, CU128, backend="cuda", ops_id="_archloc_only", archs=["sm_100", "8.6"])
     with pytest.raises(RuntimeError) as e:
