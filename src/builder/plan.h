@@ -25,7 +25,7 @@ struct PlannedVariant {
 
 struct MissingVariant {
   std::string name;
-  std::string what;  // the missing toolchain, e.g. "Python with torch 2.12 and CUDA 12.6"
+  std::string what;  // the missing toolchain, e.g. "Python with torch 2.14 and CUDA 12.6"
 };
 
 struct BuildPlan {

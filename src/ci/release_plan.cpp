@@ -199,10 +199,11 @@ Result<ReleasePlan> plan_release(const variant::Matrix& matrix, const config::Bu
                    : !options.systems.empty() ? options.systems.front()
                                               : "x86_64-linux";
     group.variants = noarch;
-    // Nothing is compiled, but the build's checks import torch: the newest torch of the matrix.
+    // Nothing is compiled, but the build's checks import torch: the newest torch of the bundle
+    // (a newer non-bundle set may be a nightly that no index serves as a release).
     std::optional<variant::MajorMinor> newest;
     for (const auto& set : matrix.build_sets) {
-      if (!newest || set.torch_major_minor() > *newest) newest = set.torch_major_minor();
+      if (set.bundle && (!newest || set.torch_major_minor() > *newest)) newest = set.torch_major_minor();
     }
     if (newest) group.torch = newest->to_string();
     group.install = install_for(**table, group.system, config::Backend::cpu, group.torch, std::nullopt);

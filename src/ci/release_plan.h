@@ -20,16 +20,16 @@ struct ToolchainInstall {
   std::vector<std::string> runs_on;     // runner labels: one hosted label, or self-hosted labels
   bool self_hosted = false;
   std::optional<std::string> container;  // Linux jobs: the image they run in
-  std::optional<std::string> torch;      // pip requirement, e.g. "torch==2.12.*"; none for noarch
+  std::optional<std::string> torch;      // pip requirement, e.g. "torch==2.14.*"; none for noarch
   std::optional<std::string> torch_index;  // --index-url for torch; none: the default index
   std::optional<std::string> nvcc;       // pip requirement of nvcc (CUDA groups)
 };
 
 struct PlanGroup {
-  std::string id;      // "torch212-cu130-x86_64-linux", "noarch"
+  std::string id;      // "torch214-cu130-x86_64-linux", "noarch"
   std::string system;  // "x86_64-linux"
   config::Backend backend = config::Backend::cpu;
-  std::optional<std::string> torch;    // "2.12"; none for the noarch group
+  std::optional<std::string> torch;    // "2.14"; none for the noarch group
   std::optional<std::string> toolkit;  // "13.0", "7.1", "2025.3.2"
   std::vector<std::string> variants;   // build order
   ToolchainInstall install;

@@ -39,6 +39,12 @@ util::Status parse_entry(const json& entry, size_t index, std::vector<BuildSet>&
   base.backend = *backend;
   base.bundle = entry.value("bundle", false);
   base.noarch_only = entry.value("noarch_only", false);
+  if (entry.contains("source")) {
+    if (!entry["source"].is_string() || entry["source"].get<std::string>().empty()) {
+      return entry_error(index, "`source` must be a non-empty string");
+    }
+    base.source = entry["source"].get<std::string>();
+  }
   if (entry.contains("tvm_ffi")) {
     auto tvm = version_field(entry, "tvm_ffi", index);
     if (!tvm) return std::move(tvm).error();

@@ -16,7 +16,7 @@ namespace kb::variant {
 
 // One toolchain combination: Torch version x backend toolkit x system.
 struct BuildSet {
-  config::Version torch;                   // e.g. 2.12
+  config::Version torch;                   // e.g. 2.14
   config::Backend backend = config::Backend::cpu;
   std::optional<config::Version> toolkit;  // CUDA 12.6, ROCm 7.1, oneAPI 2025.3.2; none for cpu/metal/tpu/...
   std::string cpu;                         // x86_64 / aarch64
@@ -24,6 +24,8 @@ struct BuildSet {
   bool bundle = false;                     // built by `build --bundle`, required for compliance
   std::optional<config::Version> tvm_ffi;  // TVM-FFI version built with this set
   bool noarch_only = false;                // only an environment for noarch variants
+  std::string source;                      // where the set comes from when not upstream's versions.nix
+                                           // snapshot (a tracker change); empty for versions.nix sets
 
   std::string system() const { return cpu + "-" + os; }  // "x86_64-linux"
   MajorMinor torch_major_minor() const { return MajorMinor::from(torch); }

@@ -47,7 +47,10 @@ util::Result<VariantName> arch_variant_name(const ArchTarget& target) {
                                                       " variant without a toolkit version");
     }
     compute.version = target.toolkit;
-    if (!compute.representable()) {
+    // A name gives the minor one digit when read back (`rocm714` -> 71.4). Loaders match ROCm,
+    // oneAPI and CANN names as text, so those are named as upstream names them (ROCm 7.14:
+    // `rocm714`); CUDA versions are compared as numbers, so a CUDA minor of 10+ is refused.
+    if (target.backend == Backend::cuda && !compute.representable()) {
       return util::Error(util::ErrorKind::config,
                          "Cannot name a variant for " + toolkit_display_name(target.backend, *target.toolkit) +
                              ": variant names give the minor version a single digit, so `" +

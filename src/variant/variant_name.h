@@ -32,7 +32,8 @@ struct Compute {
   std::string to_string() const;
   // Full-match parse per §5 (greedy major: `cu130` -> 13.0); nullopt if not a compute string.
   static std::optional<Compute> parse(std::string_view text);
-  // Whether `to_string()` can be parsed back: the parser gives the minor a single digit.
+  // Whether `to_string()` parses back to the same version: the parser gives the minor a single
+  // digit (`rocm714` reads as 71.4; still the same text, which is what ROCm matching compares).
   bool representable() const { return !version || version->minor < 10; }
 
   friend bool operator==(const Compute&, const Compute&) = default;

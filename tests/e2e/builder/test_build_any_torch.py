@@ -85,7 +85,7 @@ def test_nothing_buildable_fails_naming_needs_and_toolchains(tmp_path, kernel_bu
     assert len(found) == 1
     assert found[0].startswith(f"Caused by: toolchains found: `{kb_python}` (torch 2.11.0")
     assert f", `{torch215_python}` (torch 2.15.0" in found[0]
-    assert any(line.startswith("hint: the reference matrix builds it with: Python with torch 2.12") for line in lines)
+    assert any(line.startswith("hint: the reference matrix builds it with: Python with torch 2.13") for line in lines)
     assert not (project / "build").exists() or not any((project / "build").glob("torch*"))
 
 

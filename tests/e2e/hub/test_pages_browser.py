@@ -23,7 +23,7 @@ pytestmark = pytest.mark.skipif(CHROMIUM is None or not CHROMEDRIVER.exists(),
 H100 = "NVIDIA H100 80GB HBM3"
 HOSTILE = "<img src=x onerror=\"window.__pwned=1\">"
 GOOD = "torch211-cxx11-cpu-x86_64-linux"
-TAMPERED = "torch212-cxx11-cpu-x86_64-linux"
+TAMPERED = "torch214-cxx11-cpu-x86_64-linux"
 CARD = (b"---\nlicense: apache-2.0\ntags: [kernel]\n---\n# Relu kernels\n\nFast **ReLU**.\n\n"
         b"<script>window.__pwned = 1</script>\n\n[click](javascript:window.__pwned=1)\n")
 

@@ -29,14 +29,15 @@ def test_list_variants_of_scaffold(kernel_builder, scaffold):
     assert r.returncode == 0, r.stderr
     assert r.stdout.splitlines() == [
         "torch211-cxx11-cpu-x86_64-linux",
-        "torch212-cxx11-cpu-x86_64-linux",
-        "torch212-cxx11-cu126-x86_64-linux",
-        "torch212-cxx11-cu130-x86_64-linux",
-        "torch212-cxx11-cu132-x86_64-linux",
         "torch213-cxx11-cpu-x86_64-linux",
         "torch213-cxx11-cu126-x86_64-linux",
         "torch213-cxx11-cu130-x86_64-linux",
         "torch213-cxx11-cu132-x86_64-linux",
+        "torch214-cxx11-cpu-x86_64-linux",
+        "torch214-cxx11-cu126-x86_64-linux",
+        "torch214-cxx11-cu130-x86_64-linux",
+        "torch214-cxx11-cu132-x86_64-linux",
+        "torch215-cxx11-cu134-x86_64-linux",
     ]
 
 
@@ -63,13 +64,15 @@ def test_list_variants_json(kernel_builder, scaffold):
     if host_system() == "x86_64-linux":
         cuda = [v for v in variants if v["backend"] == "cuda"]
         cpu = [v for v in variants if v["backend"] == "cpu"]
-        assert [v["toolkit"] for v in cuda] == ["12.6", "13.0", "13.2"] * 2
+        assert [v["toolkit"] for v in cuda] == ["12.6", "13.0", "13.2"] * 2 + ["13.4"]
         assert cuda[0] == {
-            "name": "torch212-cxx11-cu126-x86_64-linux", "backend": "cuda", "kind": "torch", "torch": "2.12",
+            "name": "torch213-cxx11-cu126-x86_64-linux", "backend": "cuda", "kind": "torch", "torch": "2.13",
             "toolkit": "12.6", "cpu": "x86_64", "os": "linux", "bundle": True, "buildable": False,
             "toolchain": None, "in_matrix": True,
         }
-        assert [v["torch"] for v in cpu] == ["2.11", "2.12", "2.13"]
+        # Torch 2.15 with CUDA 13.4: in the matrix, not in the bundle.
+        assert (cuda[-1]["name"], cuda[-1]["torch"], cuda[-1]["bundle"]) == ("torch215-cxx11-cu134-x86_64-linux", "2.15", False)
+        assert [v["torch"] for v in cpu] == ["2.11", "2.13", "2.14"]
         assert [v["bundle"] for v in cpu] == [False, True, True]
 
 
@@ -144,7 +147,7 @@ def test_list_variants_marks_what_the_toolchains_build(kernel_builder, scaffold)
     assert r.returncode == 0, r.stderr
     lines = {line.split()[0]: line for line in r.stdout.splitlines()}
     assert f"\u2713  {sys.executable} (torch {major}.{minor}" in lines[cpu_variant]
-    assert lines["torch212-cxx11-cu126-x86_64-linux"].endswith("-  no toolchain here")
+    assert lines["torch213-cxx11-cu126-x86_64-linux"].endswith("-  no toolchain here")
     buildable = [name for name, line in lines.items() if "\u2713" in line]
     assert f"{len(buildable)} of {len(lines)} variant(s) buildable here" in r.stderr
     # JSON agrees with the marks; variants outside the matrix (e.g. this torch's CUDA build) say so.

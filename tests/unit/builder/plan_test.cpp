@@ -125,7 +125,7 @@ TEST(plan_build, TorchOutsideTheMatrixBuildsWithANote) {
 
 TEST(plan_build, BundleVariantHasNoNote) {
   auto config = parse("[torch]\nsrc = [\"torch-ext/b.cpp\"]\n");
-  std::vector<Toolchain> toolchains = {torch_toolchain("2.12.1", false)};
+  std::vector<Toolchain> toolchains = {torch_toolchain("2.14.1", false)};
   auto plan = plan_build(config, toolchains);
   ASSERT_TRUE(plan);
   for (const auto& note : plan->notes) EXPECT_EQ(note.find("release bundle"), std::string::npos) << note;
@@ -156,7 +156,7 @@ TEST(nothing_to_build, NamesWhatTheProjectNeedsAndTheToolchainsFound) {
                         "not building cpu with `/venv2.11.0/bin/python` (torch 2.11.0): torch is outside [torch] minver/maxver") !=
               error.causes.end());
   ASSERT_EQ(error.hints.size(), 2u);
-  EXPECT_EQ(error.hints[0].rfind("the reference matrix builds it with: Python with torch 2.12", 0), 0u) << error.hints[0];
+  EXPECT_EQ(error.hints[0].rfind("the reference matrix builds it with: Python with torch 2.13", 0), 0u) << error.hints[0];
 }
 
 // [tvm-ffi] projects: one tvm-ffi<MM>-<compute>-<cpu>-<os> variant per arch backend, MM from the

@@ -11,7 +11,7 @@ BuildPlan plan_with(std::vector<std::string> variants, std::vector<std::string> 
   BuildPlan plan;
   for (auto& name : variants)
     plan.variants.push_back(PlannedVariant{name, config::Backend::cpu, Flavour::torch_arch, nullptr, {}});
-  for (auto& name : missing) plan.missing.push_back({name, "Python with torch 2.12 and CUDA 12.6"});
+  for (auto& name : missing) plan.missing.push_back({name, "Python with torch 2.14 and CUDA 12.6"});
   return plan;
 }
 
@@ -70,7 +70,7 @@ TEST(select_variants, bundle_needs_every_variant_unless_skip_missing) {
   auto refused = select_variants(plan_with({"a"}, {"m1", "m2"}), options);
   ASSERT_FALSE(refused);
   EXPECT_EQ(refused.error().kind, util::ErrorKind::config);
-  EXPECT_EQ(refused.error().message, "missing toolchain for m1: Python with torch 2.12 and CUDA 12.6");
+  EXPECT_EQ(refused.error().message, "missing toolchain for m1: Python with torch 2.14 and CUDA 12.6");
   ASSERT_EQ(refused.error().hints.size(), 1u);
   options.skip_missing = true;
   auto partial = select_variants(plan_with({"a"}, {"m1", "m2"}), options);
@@ -95,7 +95,7 @@ TEST(select_variants, variant_option_names_a_missing_or_unknown_variant) {
   auto missing = select_variants(plan_with({"b", "a"}, {"m"}), options);
   ASSERT_FALSE(missing);
   EXPECT_EQ(missing.error().kind, util::ErrorKind::config);
-  EXPECT_EQ(missing.error().message, "missing toolchain for m: Python with torch 2.12 and CUDA 12.6");
+  EXPECT_EQ(missing.error().message, "missing toolchain for m: Python with torch 2.14 and CUDA 12.6");
   options.variants = {"a", "zz"};
   auto unknown = select_variants(plan_with({"b", "a"}, {"m"}), options);
   ASSERT_FALSE(unknown);

@@ -54,7 +54,7 @@ TEST(GithubWorkflow, OneMatrixEntryPerGroupWithItsToolchain) {
     EXPECT_EQ(include[i]["runs-on"].as<std::string>(), "[\"ubuntu-24.04\"]");
     variants.insert(include[i]["variants"].as<std::string>());
   }
-  EXPECT_TRUE(variants.count("torch212-cxx11-cu130-x86_64-linux"));
+  EXPECT_TRUE(variants.count("torch214-cxx11-cu130-x86_64-linux"));
   EXPECT_EQ(jobs["build"]["container"].as<std::string>(), "debian:12");
   EXPECT_EQ(jobs["build"]["needs"].as<std::string>(), "kernel-builder");
   EXPECT_FALSE(jobs["build"]["strategy"]["fail-fast"].as<bool>());

@@ -68,11 +68,11 @@ TEST(ReleasePlan, EveryBundleVariantIsInExactlyOneGroup) {
 TEST(ReleasePlan, CudaGroupsInstallTorchFromTheToolkitsIndexAndNvccFromPip) {
   auto plan = plan_release(matrix(), torch_project({Backend::cuda}), {});
   ASSERT_TRUE(plan) << plan.error().message;
-  const PlanGroup* cu130 = group(*plan, "torch212-cu130-x86_64-linux");
+  const PlanGroup* cu130 = group(*plan, "torch214-cu130-x86_64-linux");
   ASSERT_NE(cu130, nullptr);
-  EXPECT_EQ(cu130->variants, std::vector<std::string>{"torch212-cxx11-cu130-x86_64-linux"});
+  EXPECT_EQ(cu130->variants, std::vector<std::string>{"torch214-cxx11-cu130-x86_64-linux"});
   EXPECT_EQ(cu130->toolkit, "13.0");
-  EXPECT_EQ(cu130->install.torch, "torch==2.12.*");
+  EXPECT_EQ(cu130->install.torch, "torch==2.14.*");
   EXPECT_EQ(cu130->install.torch_index, "https://download.pytorch.org/whl/cu130");
   EXPECT_EQ(cu130->install.nvcc, "nvidia-cuda-nvcc==13.0.* nvidia-nvvm==13.0.* nvidia-cuda-crt==13.0.*");
   EXPECT_EQ(cu130->install.runs_on, std::vector<std::string>{"ubuntu-24.04"});
@@ -87,12 +87,13 @@ TEST(ReleasePlan, CudaGroupsInstallTorchFromTheToolkitsIndexAndNvccFromPip) {
 TEST(ReleasePlan, RunnersPerBackendAndSystem) {
   auto plan = plan_release(matrix(), torch_project({Backend::cpu, Backend::rocm, Backend::metal}), {});
   ASSERT_TRUE(plan) << plan.error().message;
-  const PlanGroup* rocm = group(*plan, "torch212-rocm71-x86_64-linux");
+  const PlanGroup* rocm = group(*plan, "torch214-rocm714-x86_64-linux");
   ASSERT_NE(rocm, nullptr);
   EXPECT_TRUE(rocm->install.self_hosted);
-  EXPECT_EQ(rocm->install.torch_index, "https://download.pytorch.org/whl/rocm7.1");
+  EXPECT_EQ(rocm->toolkit, "7.14");
+  EXPECT_EQ(rocm->install.torch_index, "https://download.pytorch.org/whl/rocm7.14");
   EXPECT_FALSE(rocm->install.nvcc);
-  const PlanGroup* metal = group(*plan, "torch212-metal-aarch64-darwin");
+  const PlanGroup* metal = group(*plan, "torch214-metal-aarch64-darwin");
   ASSERT_NE(metal, nullptr);
   EXPECT_EQ(metal->install.runs_on, std::vector<std::string>{"macos-14"});
   EXPECT_FALSE(metal->install.container);
@@ -130,17 +131,28 @@ TEST(ReleasePlan, AllAddsTheNonBundleSets) {
   const PlanGroup* old = group(*all, "torch211-cpu-x86_64-linux");
   ASSERT_NE(old, nullptr);
   EXPECT_EQ(old->variants, std::vector<std::string>{"torch211-cxx11-cpu-x86_64-linux"});
+
+  auto cuda = torch_project({Backend::cuda});
+  auto cuda_bundle = plan_release(matrix(), cuda, {});
+  auto cuda_all = plan_release(matrix(), cuda, {{}, true});
+  ASSERT_TRUE(cuda_bundle && cuda_all);
+  EXPECT_EQ(group(*cuda_bundle, "torch215-cu134-aarch64-linux"), nullptr);
+  const PlanGroup* nightly = group(*cuda_all, "torch215-cu134-aarch64-linux");
+  ASSERT_NE(nightly, nullptr);
+  EXPECT_EQ(nightly->install.torch_index, "https://download.pytorch.org/whl/cu134");
+  EXPECT_EQ(nightly->install.nvcc, "nvidia-cuda-nvcc==13.4.* nvidia-nvvm==13.4.* nvidia-cuda-crt==13.4.*");
 }
 
-TEST(ReleasePlan, NoarchVariantsShareOneJobWithTheNewestTorch) {
+TEST(ReleasePlan, NoarchVariantsShareOneJobWithTheNewestBundleTorch) {
   auto plan = plan_release(matrix(), noarch_project(), {});
   ASSERT_TRUE(plan) << plan.error().message;
   ASSERT_EQ(plan->groups.size(), 1u);
   const PlanGroup& g = plan->groups[0];
   EXPECT_EQ(g.id, "noarch");
   EXPECT_EQ(g.variants, (std::vector<std::string>{"torch-cpu", "torch-cuda"}));
-  EXPECT_EQ(g.torch, "2.13");
-  EXPECT_EQ(g.install.torch, "torch==2.13.*");
+  // Torch 2.14, not the newer non-bundle 2.15 (a nightly build set).
+  EXPECT_EQ(g.torch, "2.14");
+  EXPECT_EQ(g.install.torch, "torch==2.14.*");
   EXPECT_FALSE(g.install.nvcc);
 }
 
@@ -162,7 +174,7 @@ TEST(ReleasePlan, JsonRoundTrip) {
   auto plan = plan_release(matrix(), torch_project({Backend::cpu, Backend::cuda, Backend::rocm}), {});
   ASSERT_TRUE(plan);
   plan->groups[0].buildable_here = true;
-  plan->groups[0].toolchain_here = "/usr/bin/python3 (torch 2.12.0)";
+  plan->groups[0].toolchain_here = "/usr/bin/python3 (torch 2.13.0)";
   std::string text = render_plan_json(*plan);
   auto parsed = parse_plan_json(text);
   ASSERT_TRUE(parsed) << parsed.error().message;

@@ -56,7 +56,20 @@ TEST(ReferenceMatrix, ParsesEmbeddedFile) {
   auto m = reference_matrix();
   ASSERT_TRUE(m) << m.error().message;
   EXPECT_EQ(m->format_version, 1);
-  EXPECT_EQ(m->build_sets.size(), 28u);  // 13 entries expanded over toolkits and systems
+  EXPECT_EQ(m->build_sets.size(), 29u);  // 15 entries expanded over toolkits and systems
+}
+
+TEST(ReferenceMatrix, TrackerSetsSayWhereTheyComeFrom) {
+  // Sets of upstream's versions.nix snapshot have no source; sets read from upstream's tracker do.
+  const auto& sets = matrix().build_sets;
+  auto first = [&](const char* torch, Backend backend) {
+    return *std::find_if(sets.begin(), sets.end(), [&](const BuildSet& s) { return s.torch == ver(torch) && s.backend == backend; });
+  };
+  EXPECT_EQ(first("2.13", Backend::rocm).source, "");
+  EXPECT_NE(first("2.14", Backend::rocm).source.find("huggingface/kernels#807"), std::string::npos);
+  EXPECT_NE(first("2.15", Backend::cuda).source.find("huggingface/kernels#832"), std::string::npos);
+  EXPECT_FALSE(first("2.15", Backend::cuda).bundle);
+  EXPECT_TRUE(std::none_of(sets.begin(), sets.end(), [](const BuildSet& s) { return s.torch == ver("2.12"); }));
 }
 
 TEST(ParseMatrix, RefusesUnknownFormatVersion) {
@@ -65,6 +78,10 @@ TEST(ParseMatrix, RefusesUnknownFormatVersion) {
   EXPECT_NE(m.error().message.find("format_version 2"), std::string::npos);
   EXPECT_FALSE(parse_matrix(R"({"format_version": 1, "build_sets": [{"torch": "2.1", "backend": "gpu", "systems": []}]})"));
   EXPECT_FALSE(parse_matrix("not json"));
+  auto bad_source = parse_matrix(
+      R"({"format_version": 1, "build_sets": [{"torch": "2.14", "backend": "cpu", "systems": ["x86_64-linux"], "source": 816}]})");
+  ASSERT_FALSE(bad_source);
+  EXPECT_EQ(bad_source.error().message, "Invalid build matrix entry 0: `source` must be a non-empty string");
 }
 
 TEST(ProjectVariants, BundleRowsOfSpec) {
@@ -80,26 +97,29 @@ TEST(ProjectVariants, BundleRowsOfSpec) {
     if (v.backend == Backend::rocm) bundle_rocm.push_back(v.name_text);
     if (v.backend == Backend::cpu) bundle_cpu.push_back(v.name_text);
   }
-  EXPECT_EQ(bundle_cuda, (Names{"torch212-cxx11-cu126-x86_64-linux", "torch212-cxx11-cu130-x86_64-linux",
-                                "torch212-cxx11-cu132-x86_64-linux", "torch213-cxx11-cu126-x86_64-linux",
-                                "torch213-cxx11-cu130-x86_64-linux", "torch213-cxx11-cu132-x86_64-linux"}));
-  EXPECT_EQ(bundle_rocm, (Names{"torch212-cxx11-rocm71-x86_64-linux", "torch212-cxx11-rocm72-x86_64-linux",
-                                "torch213-cxx11-rocm71-x86_64-linux", "torch213-cxx11-rocm72-x86_64-linux"}));
-  EXPECT_EQ(bundle_xpu, (Names{"torch212-cxx11-xpu20253-x86_64-linux", "torch213-cxx11-xpu20260-x86_64-linux"}));
-  EXPECT_EQ(bundle_cpu, (Names{"torch212-cxx11-cpu-x86_64-linux", "torch213-cxx11-cpu-x86_64-linux"}));
+  // Torch 2.15's CUDA 13.4 set is not in the bundle (a nightly when upstream added it).
+  EXPECT_EQ(bundle_cuda, (Names{"torch213-cxx11-cu126-x86_64-linux", "torch213-cxx11-cu130-x86_64-linux",
+                                "torch213-cxx11-cu132-x86_64-linux", "torch214-cxx11-cu126-x86_64-linux",
+                                "torch214-cxx11-cu130-x86_64-linux", "torch214-cxx11-cu132-x86_64-linux"}));
+  EXPECT_EQ(bundle_rocm, (Names{"torch213-cxx11-rocm71-x86_64-linux", "torch213-cxx11-rocm72-x86_64-linux",
+                                "torch214-cxx11-rocm714-x86_64-linux"}));
+  EXPECT_EQ(bundle_xpu, (Names{"torch213-cxx11-xpu20260-x86_64-linux", "torch214-cxx11-xpu20261-x86_64-linux"}));
+  EXPECT_EQ(bundle_cpu, (Names{"torch213-cxx11-cpu-x86_64-linux", "torch214-cxx11-cpu-x86_64-linux"}));
+  EXPECT_TRUE(std::any_of(r.variants.begin(), r.variants.end(),
+                          [](const auto& v) { return v.name_text == "torch215-cxx11-cu134-x86_64-linux" && !v.bundle; }));
   // Metal has a unit but no x86_64-linux set: no variant at all here.
   EXPECT_EQ(std::count_if(r.variants.begin(), r.variants.end(), [](const auto& v) { return v.backend == Backend::metal; }), 0);
 
   auto darwin = names_of(c, arm_darwin);
-  EXPECT_EQ(darwin, (Names{"torch212-cpu-aarch64-darwin", "torch212-metal-aarch64-darwin", "torch213-cpu-aarch64-darwin",
-                           "torch213-metal-aarch64-darwin"}));
+  EXPECT_EQ(darwin, (Names{"torch213-cpu-aarch64-darwin", "torch213-metal-aarch64-darwin", "torch214-cpu-aarch64-darwin",
+                           "torch214-metal-aarch64-darwin"}));
 }
 
 TEST(ProjectVariants, NonBundleSetIsListedButMarked) {
   auto c = torch_project({Backend::cpu}, {Backend::cpu});
   auto r = project_variants(matrix(), c, x86_linux).value();
-  ASSERT_EQ(names(r.variants), (Names{"torch211-cxx11-cpu-x86_64-linux", "torch212-cxx11-cpu-x86_64-linux",
-                                      "torch213-cxx11-cpu-x86_64-linux"}));
+  ASSERT_EQ(names(r.variants), (Names{"torch211-cxx11-cpu-x86_64-linux", "torch213-cxx11-cpu-x86_64-linux",
+                                      "torch214-cxx11-cpu-x86_64-linux"}));
   EXPECT_FALSE(r.variants[0].bundle);
   EXPECT_TRUE(r.variants[1].bundle);
   EXPECT_FALSE(r.variants[0].buildable_here.has_value());
@@ -109,7 +129,7 @@ TEST(ProjectVariants, TorchProjectBackendWithoutKernelHasNoVariant) {
   // A noarch `torch-metal` of a [torch] project would import ops never compiled for metal.
   auto c = torch_project({Backend::metal, Backend::cuda, Backend::neuron, Backend::cann, Backend::tpu}, {Backend::cuda});
   auto r = project_variants(matrix(), c, arm_linux).value();
-  EXPECT_EQ(r.variants.size(), 6u);
+  EXPECT_EQ(r.variants.size(), 7u);  // torch 2.13 and 2.14 x 3 toolkits, torch 2.15 x CUDA 13.4
   for (const auto& v : r.variants) EXPECT_EQ(v.backend, Backend::cuda) << v.name_text;
   ASSERT_EQ(r.warnings.size(), 4u);
   EXPECT_EQ(r.warnings[1],
@@ -131,8 +151,8 @@ TEST(ProjectVariants, CudaAndTorchBounds) {
   c.general.cuda = config::GeneralBackendConfig{};
   c.general.cuda->minver = ver("13.0");
   auto& torch = std::get<config::TorchConfig>(c.framework);
-  torch.maxver = ver("2.12");
-  EXPECT_EQ(names_of(c, x86_linux), (Names{"torch212-cxx11-cu130-x86_64-linux", "torch212-cxx11-cu132-x86_64-linux"}));
+  torch.maxver = ver("2.13");
+  EXPECT_EQ(names_of(c, x86_linux), (Names{"torch213-cxx11-cu130-x86_64-linux", "torch213-cxx11-cu132-x86_64-linux"}));
 }
 
 TEST(ProjectVariants, StableAbiNewestTorchPerToolkit) {
@@ -143,10 +163,15 @@ TEST(ProjectVariants, StableAbiNewestTorchPerToolkit) {
   auto r = project_variants(matrix(), c, x86_linux).value();
   EXPECT_EQ(names(r.variants),
             (Names{"torch-stable-abi211-cu126-x86_64-linux", "torch-stable-abi211-cu130-x86_64-linux",
-                   "torch-stable-abi211-cu132-x86_64-linux", "torch212-cxx11-rocm71-x86_64-linux",
-                   "torch212-cxx11-rocm72-x86_64-linux", "torch213-cxx11-rocm71-x86_64-linux",
-                   "torch213-cxx11-rocm72-x86_64-linux"}));
-  for (size_t i = 0; i < 3; ++i) EXPECT_EQ(r.variants[i].build_set->torch, ver("2.13")) << r.variants[i].name_text;
+                   "torch-stable-abi211-cu132-x86_64-linux", "torch213-cxx11-rocm71-x86_64-linux",
+                   "torch213-cxx11-rocm72-x86_64-linux", "torch214-cxx11-rocm714-x86_64-linux",
+                   "torch-stable-abi211-cu134-x86_64-linux"}));
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(r.variants[i].build_set->torch, ver("2.14")) << r.variants[i].name_text;
+    EXPECT_TRUE(r.variants[i].bundle) << r.variants[i].name_text;
+  }
+  EXPECT_EQ(r.variants[6].build_set->torch, ver("2.15"));
+  EXPECT_FALSE(r.variants[6].bundle);
 }
 
 TEST(ProjectVariants, TvmFfiDedupesToNewestTorchAndSkipsNoarch) {
@@ -155,10 +180,9 @@ TEST(ProjectVariants, TvmFfiDedupesToNewestTorchAndSkipsNoarch) {
   c.framework = config::TvmFfiConfig{};
   c.kernels = {unit("a", Backend::cuda), unit("b", Backend::cpu), unit("c", Backend::xpu)};
   auto r = project_variants(matrix(), c, x86_linux).value();
-  EXPECT_EQ(names(r.variants), (Names{"tvm-ffi01-cpu-x86_64-linux", "tvm-ffi01-cu126-x86_64-linux",
-                                      "tvm-ffi01-cu130-x86_64-linux", "tvm-ffi01-cu132-x86_64-linux",
-                                      "tvm-ffi01-xpu20253-x86_64-linux"}));
-  EXPECT_EQ(r.variants[3].build_set->torch, ver("2.13"));
+  // Only the CUDA 13.2 sets of torch 2.13 and 2.14 build TVM-FFI now that torch 2.12 is gone.
+  EXPECT_EQ(names(r.variants), (Names{"tvm-ffi01-cu132-x86_64-linux"}));
+  EXPECT_EQ(r.variants[0].build_set->torch, ver("2.14"));
   ASSERT_EQ(r.warnings.size(), 1u);
   EXPECT_EQ(r.warnings[0], "backend `neuron` has no [kernel.*] unit; skipped (tvm-ffi kernels cannot be noarch)");
 }
@@ -173,9 +197,9 @@ TEST(ArchFormVariants, IncludesNoarchBackendSets) {
   auto r = arch_form_variants(matrix(), c, x86_linux).value();
   Names n = names(r);
   EXPECT_EQ(n.front(), "torch211-cxx11-tpu-x86_64-linux");
-  EXPECT_EQ(n.size(), 1u + 6u);
+  EXPECT_EQ(n.size(), 1u + 7u);
   EXPECT_EQ(names(arch_form_variants(matrix(), c, arm_darwin).value()),
-            (Names{"torch212-metal-aarch64-darwin", "torch213-metal-aarch64-darwin"}));
+            (Names{"torch213-metal-aarch64-darwin", "torch214-metal-aarch64-darwin"}));
 }
 
 TEST(ThisHost, IsNormalised) {

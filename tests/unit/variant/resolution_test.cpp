@@ -62,6 +62,8 @@ std::vector<Case> conformance_cases() {
       {"cuda_no_newer_minor", set_a, sys(Backend::cuda, MajorMinor{12, 5}), "torch-cuda"},
       {"cuda_no_different_major", set_a, sys(Backend::cuda, MajorMinor{11, 8}), "torch-cuda"},
       {"rocm", set_a, sys(Backend::rocm, MajorMinor{7, 0}), "torch210-cxx11-rocm70-x86_64-linux"},
+      {"rocm_two_digit_minor", {"torch214-cxx11-rocm72-x86_64-linux", "torch214-cxx11-rocm714-x86_64-linux"},
+       with_torch(sys(Backend::rocm, MajorMinor{7, 14}), {2, 14}), "torch214-cxx11-rocm714-x86_64-linux"},
       {"cpu_linux", set_a, sys(Backend::cpu), "torch210-cxx11-cpu-x86_64-linux"},
       {"cpu_darwin", set_a, darwin(Backend::cpu, std::nullopt), "torch210-cpu-aarch64-darwin"},
       {"metal_darwin", set_a, darwin(Backend::metal, "26.0"), "torch210-metal-aarch64-darwin"},

@@ -119,6 +119,19 @@ TEST(ArchVariantName, RefusesUnrepresentableToolkit) {
   EXPECT_FALSE(arch_variant_name(no_toolkit));
 }
 
+TEST(ArchVariantName, RocmTwoDigitMinorIsNamedAsUpstreamNamesIt) {
+  // Torch 2.14 ships ROCm 7.14 wheels; upstream's variant is `torch214-cxx11-rocm714-x86_64-linux`.
+  ArchTarget t{VariantKind::torch_arch, {2, 14}, Backend::rocm, MajorMinor{7, 14}, "x86_64", "linux"};
+  auto name = arch_variant_name(t);
+  ASSERT_TRUE(name) << name.error().message;
+  EXPECT_EQ(name->to_string(), "torch214-cxx11-rocm714-x86_64-linux");
+  // Read back, the minor has one digit (as upstream's parser reads it); the text is the same.
+  auto parsed = VariantName::parse(name->to_string());
+  ASSERT_TRUE(parsed);
+  EXPECT_EQ(parsed->compute.version, (MajorMinor{71, 4}));
+  EXPECT_EQ(parsed->compute.to_string(), "rocm714");
+}
+
 TEST(NoarchVariantName, CannIsNpu) {
   EXPECT_EQ(noarch_variant_name(Backend::cann).to_string(), "torch-npu");
   EXPECT_EQ(noarch_variant_name(Backend::metal).to_string(), "torch-metal");
