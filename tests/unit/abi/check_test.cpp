@@ -88,6 +88,8 @@ TEST(AbiCheck, PolicyAllowsAVersion) {
 TEST(AbiCheck, DefaultPolicyFollowsTorchWheels) {
   EXPECT_EQ(default_policy_for_torch("2.11"), "manylinux_2_28");
   EXPECT_EQ(default_policy_for_torch("2.13"), "manylinux_2_28");
+  EXPECT_EQ(default_policy_for_torch("2.14"), "manylinux_2_28");  // torch 2.14.0/2.15.0 on PyPI: manylinux_2_28
+  EXPECT_EQ(default_policy_for_torch("2.15"), "manylinux_2_28");
   EXPECT_EQ(default_policy_for_torch("2.5"), "manylinux_2_17");
 }
 
@@ -188,6 +190,14 @@ TEST(AbiCheck, TorchStableAbiShimVersions) {
   EXPECT_EQ(v[0].symbol, "torch_from_blob");
   EXPECT_EQ(v[0].detail, "2.11");
   EXPECT_TRUE(check(binary).empty());  // without --torch-stable-abi nothing is checked
+
+  // A shim added in torch 2.15 (a build against torch 2.15's headers can use it).
+  BinaryInfo newer = elf({{"torch_dtype_from_pyobject", std::nullopt}});
+  EXPECT_TRUE(check(newer, {.torch_stable_abi = std::string("2.15")}).empty());
+  auto v214 = check(newer, {.torch_stable_abi = std::string("2.14")});
+  ASSERT_EQ(v214.size(), 1u);
+  EXPECT_EQ(v214[0].kind, ViolationKind::torch_unstable);
+  EXPECT_EQ(v214[0].detail, "2.15");
 }
 
 TEST(AbiCheck, TorchStableAbiRejectsC10AndAtSymbols) {
