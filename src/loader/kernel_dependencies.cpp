@@ -94,8 +94,18 @@ util::Result<FetchedKernel> install_dependency(Installer& installer, const Depen
   request.system = options.system;
   request.validate_dependencies = options.validate_dependencies;
   FetchedKernel out;
-  auto lock = std::find_if(options.locks.begin(), options.locks.end(),
-                           [&](const KernelLock& entry) { return entry.repo_id == dependency.repo_id; });
+  // The entry locking this very requirement; else an entry of the older format, which names only
+  // the repository.
+  auto lock = std::find_if(options.locks.begin(), options.locks.end(), [&](const KernelLock& entry) {
+    return entry.repo_id == dependency.repo_id && entry.structured() &&
+           entry.version == (dependency.version ? std::optional<long long>(*dependency.version) : std::nullopt) &&
+           entry.revision == dependency.revision;
+  });
+  if (lock == options.locks.end()) {
+    lock = std::find_if(options.locks.begin(), options.locks.end(), [&](const KernelLock& entry) {
+      return entry.repo_id == dependency.repo_id && !entry.structured();
+    });
+  }
   if (lock != options.locks.end()) {
     request.revision = lock->sha;
     for (const auto& [variant, locked] : lock->variants) request.lock_hashes[variant] = locked.hash;

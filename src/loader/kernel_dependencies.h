@@ -57,8 +57,9 @@ struct DependencyInstallOptions {
   std::vector<KernelLock> locks;  // the caller's kernels.lock (loader.md §8), maybe empty
 };
 
-// Installs one dependency: the locked commit when the caller's lock has the repo, else the
-// commit of `v<version>` (or the revision), then the best variant for `options.system`.
+// Installs one dependency: the locked commit when the caller's lock has an entry for this
+// requirement (or, older format, for the repo), else the commit of `v<version>` (or the
+// revision), then the best variant for `options.system`.
 util::Result<FetchedKernel> install_dependency(Installer& installer, const DependencyInstallOptions& options,
                                                const metadata::KernelDependency& dependency);
 

@@ -66,13 +66,25 @@ std::string render_lockfile(const std::vector<KernelLock>& locks) {
   nlohmann::ordered_json array = nlohmann::ordered_json::array();
   for (const auto& lock : locks) {
     nlohmann::ordered_json entry;
-    entry["repo_id"] = lock.repo_id;
-    entry["sha"] = lock.sha;
-    nlohmann::ordered_json variants = nlohmann::ordered_json::object();
-    for (const auto& [name, v] : lock.variants) {
-      variants[name] = {{"hash", v.hash}, {"hash_type", v.hash_type}};
+    if (lock.structured()) {
+      nlohmann::ordered_json dependency;
+      dependency["repo-id"] = lock.repo_id;
+      if (lock.version) {
+        dependency["version"] = *lock.version;
+      } else {
+        dependency["revision"] = *lock.revision;
+      }
+      entry["dependency"] = dependency;
+      entry["lock"] = {{"commit", lock.sha}};
+    } else {
+      entry["repo_id"] = lock.repo_id;
+      entry["sha"] = lock.sha;
+      nlohmann::ordered_json variants = nlohmann::ordered_json::object();
+      for (const auto& [name, v] : lock.variants) {
+        variants[name] = {{"hash", v.hash}, {"hash_type", v.hash_type}};
+      }
+      entry["variants"] = variants;
     }
-    entry["variants"] = variants;
     array.push_back(entry);
   }
   return array.dump(2);
@@ -92,7 +104,6 @@ util::Result<std::vector<KernelLock>> parse_lockfile(const std::string& text) {
     if (!entry.is_object()) return invalid("kernels.lock entries must be objects");
     KernelLock lock;
     if (entry.contains("dependency")) {
-      // Structured format: {"dependency": {"repo-id", "version"}, "lock": {"commit"}}.
       const auto& dep = entry["dependency"];
       const auto& lk = entry.value("lock", nlohmann::json::object());
       if (!dep.is_object() || !dep.contains("repo-id") || !dep["repo-id"].is_string() || !lk.is_object() ||
@@ -101,6 +112,28 @@ util::Result<std::vector<KernelLock>> parse_lockfile(const std::string& text) {
       }
       lock.repo_id = dep["repo-id"].get<std::string>();
       lock.sha = lk["commit"].get<std::string>();
+      if (auto valid = check_kernel_request(lock.repo_id, lock.sha); !valid) {
+        return valid.error().context("Refusing an entry of kernels.lock");
+      }
+      const bool has_version = dep.contains("version"), has_revision = dep.contains("revision");
+      if (has_version == has_revision) {
+        return invalid("Invalid kernels.lock entry (it needs exactly one of `version` and `revision`): " +
+                       entry.dump());
+      }
+      if (has_version && dep["version"].is_number_integer()) {
+        lock.version = dep["version"].get<long long>();
+      } else if (has_revision && dep["revision"].is_string()) {
+        lock.revision = dep["revision"].get<std::string>();
+      } else {
+        return invalid("Invalid kernels.lock entry: " + entry.dump());
+      }
+      for (const auto& seen : out) {
+        if (seen.repo_id == lock.repo_id && seen.version == lock.version && seen.revision == lock.revision) {
+          return invalid("Duplicate kernels.lock entry for kernel `" + lock.repo_id + "` (" +
+                         (lock.version ? "version " + std::to_string(*lock.version) : "revision " + *lock.revision) +
+                         ")");
+        }
+      }
     } else {
       if (!entry.contains("repo_id") || !entry["repo_id"].is_string() || !entry.contains("sha") ||
           !entry["sha"].is_string()) {

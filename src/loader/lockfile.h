@@ -1,6 +1,9 @@
 // `kernels.lock` (loader.md §8.2): the per-variant lock hash over a recursive tree listing, and
-// reading/writing the JSON file. Reading tolerates unknown keys and also accepts the structured
-// format of upstream's data library.
+// reading/writing the JSON file. Two entry shapes: the structured one (`{"dependency": {"repo-id",
+// "version" | "revision"}, "lock": {"commit"}}`, keyed by what was required: `kernels lock` writes
+// it, with every kernel dependency of the locked kernels) and the older `{"repo_id", "sha",
+// "variants"}` one (read, and written for entries without a requirement). Reading tolerates
+// unknown keys.
 #pragma once
 
 #include <filesystem>
@@ -29,6 +32,11 @@ struct KernelLock {
   std::string repo_id;
   std::string sha;
   std::map<std::string, VariantLock> variants;  // sorted by name, as upstream's JSON dump
+  // What the entry locks (structured entries only, exactly one of them): a version or a revision.
+  std::optional<long long> version;
+  std::optional<std::string> revision;
+
+  bool structured() const { return version.has_value() || revision.has_value(); }
 };
 
 // Groups `build/torch*` and `build/tvm-ffi*` files by variant (skipping *.pyc and __pycache__)

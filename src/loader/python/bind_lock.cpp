@@ -1,4 +1,5 @@
-// Bindings for kernels.lock: reading (load_kernel, get_locked_kernel), computing (kernels lock).
+// Bindings for kernels.lock: reading (load_kernel, get_locked_kernel), computing (kernels lock). An entry
+// is a dict: repo_id, sha, variants, and version or revision for a structured entry.
 #include <pybind11/stl.h>
 
 #include "common.h"
@@ -19,6 +20,8 @@ py::dict lock_dict(const KernelLock& lock) {
   out["repo_id"] = lock.repo_id;
   out["sha"] = lock.sha;
   out["variants"] = variants;
+  if (lock.version) out["version"] = *lock.version;
+  if (lock.revision) out["revision"] = *lock.revision;
   return out;
 }
 
@@ -33,6 +36,8 @@ KernelLock lock_from_dict(const py::dict& d) {
           VariantLock{entry["hash"].cast<std::string>(), entry["hash_type"].cast<std::string>()};
     }
   }
+  if (d.contains("version") && !d["version"].is_none()) lock.version = d["version"].cast<long long>();
+  if (d.contains("revision") && !d["revision"].is_none()) lock.revision = d["revision"].cast<std::string>();
   return lock;
 }
 

@@ -39,7 +39,8 @@ TEST(ComputeVariantLocks, HashesSortedNameAndRawHashPairs) {
 }
 
 TEST(RenderLockfile, RoundTripsAndMatchesUpstreamShape) {
-  KernelLock lock{"org/k", std::string(40, 'c'), {{"torch-cpu", {"sha256-" + std::string(64, 'd'), "git_lfs_concat"}}}};
+  KernelLock lock{"org/k", std::string(40, 'c'), {{"torch-cpu", {"sha256-" + std::string(64, 'd'), "git_lfs_concat"}}},
+                  std::nullopt, std::nullopt};
   auto text = render_lockfile({lock});
   EXPECT_EQ(text.substr(0, 21), "[\n  {\n    \"repo_id\": ");
   auto parsed = parse_lockfile(text);
@@ -47,6 +48,38 @@ TEST(RenderLockfile, RoundTripsAndMatchesUpstreamShape) {
   ASSERT_EQ(parsed->size(), 1u);
   EXPECT_EQ(parsed->at(0).repo_id, "org/k");
   EXPECT_EQ(parsed->at(0).sha, lock.sha);
+}
+
+TEST(RenderLockfile, StructuredEntriesAreKeyedByWhatWasRequired) {
+  KernelLock by_version{"org/a", std::string(40, 'a'), {}, 2, std::nullopt};
+  KernelLock by_revision{"org/b", std::string(40, 'b'), {}, std::nullopt, std::string(40, 'e')};
+  auto text = render_lockfile({by_version, by_revision});
+  EXPECT_EQ(text,
+            "[\n  {\n    \"dependency\": {\n      \"repo-id\": \"org/a\",\n      \"version\": 2\n    },\n"
+            "    \"lock\": {\n      \"commit\": \"" + std::string(40, 'a') + "\"\n    }\n  },\n"
+            "  {\n    \"dependency\": {\n      \"repo-id\": \"org/b\",\n      \"revision\": \"" +
+                std::string(40, 'e') + "\"\n    },\n    \"lock\": {\n      \"commit\": \"" + std::string(40, 'b') +
+                "\"\n    }\n  }\n]");
+  auto parsed = parse_lockfile(text);
+  ASSERT_TRUE(parsed.ok());
+  EXPECT_EQ(parsed->at(0).version, 2);
+  EXPECT_FALSE(parsed->at(0).revision);
+  EXPECT_EQ(parsed->at(1).revision, std::string(40, 'e'));
+  EXPECT_FALSE(parsed->at(1).version);
+}
+
+TEST(ParseLockfile, StructuredEntriesNeedOneRequirementAndNoDuplicate) {
+  const std::string commit = std::string(40, 'c');
+  auto entry = [&](const std::string& requirement) {
+    return R"({"dependency": {"repo-id": "org/a")" + requirement + R"(}, "lock": {"commit": ")" + commit + R"("}})";
+  };
+  EXPECT_FALSE(parse_lockfile("[" + entry("") + "]").ok());
+  EXPECT_FALSE(parse_lockfile("[" + entry(R"(, "version": 1, "revision": "main")") + "]").ok());
+  EXPECT_FALSE(parse_lockfile("[" + entry(R"(, "version": "1")") + "]").ok());
+  EXPECT_FALSE(parse_lockfile("[" + entry(R"(, "version": 1)") + "," + entry(R"(, "version": 1)") + "]").ok());
+  auto two = parse_lockfile("[" + entry(R"(, "version": 1)") + "," + entry(R"(, "version": 2)") + "]");
+  ASSERT_TRUE(two.ok());
+  EXPECT_EQ(two->size(), 2u);
 }
 
 TEST(ParseLockfile, AcceptsStructuredFormatAndUnknownKeys) {
