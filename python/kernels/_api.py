@@ -92,14 +92,15 @@ def _install(repo_id: str, revision: str, local_files_only: bool, backend: Optio
 
 
 def _load(root: str, path: Path, repo_info: Optional[RepoInfo], *, local_files_only: bool, backend: Optional[str],
-          ua: str, lockfile: Optional[str] = None, trust_remote_code: Union[bool, List[str]] = False) -> ModuleType:
+          ua: str, lockfile: Optional[str] = None, trust_remote_code: Union[bool, List[str]] = False,
+          check_arch: bool = True) -> ModuleType:
     """Make the variant's kernel dependencies importable (resolved through `lockfile`, else the
-    caller's lock if it has one), then import the variant."""
+    caller's lock if it has one; their architectures checked as the root's), then import the variant."""
     if _core.read_metadata(str(path / "metadata.json"))["kernel_depends"]:
         if lockfile is None:
             lockfile = caller_lockfile()
         prepare_dependencies(root, path, local_files_only=local_files_only,
-                             system=system_info(validate_backend(backend)), detected_backend=detect_backend()["name"],
+                             system=_system_for(backend, check_arch), detected_backend=detect_backend()["name"],
                              user_agent=ua, probe=_probe, lockfile=lockfile, cache_root=cache_root_arg(),
                              trust_remote_code=trust_remote_code)
     return import_variant(path, repo_info)
@@ -117,7 +118,8 @@ def install_kernel(repo_id: str, *, revision: Optional[str] = None, version: Opt
     ua = _user_agent(user_agent)
     check_trust(repo_id, trust_remote_code, ua, offline=offline)
     rev = _resolve_revision(repo_id, revision, version, ua, offline=offline)
-    return _install(repo_id, rev, offline, backend, ua, validate_dependencies=False)
+    # Installing is not loading: as upstream, the device's architecture is not checked here.
+    return _install(repo_id, rev, offline, backend, ua, validate_dependencies=False, check_arch=False)
 
 
 def _validate_local_dependencies(variant_path: Path) -> None:
@@ -131,14 +133,22 @@ def get_local_kernel(repo_path: Union[str, "os.PathLike[str]"], *, backend: Opti
                      trust_remote_code: Union[bool, List[str]] = False,
                      user_agent: Union[str, dict, None] = None) -> ModuleType:
     """Import a kernel from a local directory (project, build dir, or variant dir). Its kernel
-    dependencies come from the Hub: `trust_remote_code` and `user_agent` apply to those."""
-    choice = _core.find_local_variant(os.fspath(repo_path), system_info(validate_backend(backend)))
-    _warn_fallback(choice["fallback_warning"], stacklevel=2)
+    dependencies come from the Hub: `trust_remote_code` and `user_agent` apply to those. As
+    upstream's, it does not check the variants' architectures against the device (a kernel being
+    developed is loaded as built); `get_kernel` does, also for a `LOCAL_KERNELS` override."""
+    return _get_local(repo_path, backend, trust_remote_code, user_agent, check_arch=False)
+
+
+def _get_local(repo_path: Union[str, "os.PathLike[str]"], backend: Optional[str],
+               trust_remote_code: Union[bool, List[str]], user_agent: Union[str, dict, None], *,
+               check_arch: bool) -> ModuleType:
+    choice = _core.find_local_variant(os.fspath(repo_path), _system_for(backend, check_arch))
+    _warn_fallback(choice["fallback_warning"], stacklevel=3)
     variant = Path(choice["variant_path"])
     _validate_local_dependencies(variant)
     name = _core.read_metadata(str(variant / "metadata.json"))["name"]
     return _load(name, variant, None, local_files_only=is_offline(), backend=backend, ua=_user_agent(user_agent),
-                 trust_remote_code=trust_remote_code)
+                 trust_remote_code=trust_remote_code, check_arch=check_arch)
 
 
 def get_kernel(repo_id: str, *, revision: Optional[str] = None, version: Optional[int] = None,
@@ -149,13 +159,13 @@ def get_kernel(repo_id: str, *, revision: Optional[str] = None, version: Optiona
     fallback for others)."""
     local = local_kernels().get(repo_id)
     if local is not None:
-        return get_local_kernel(local, backend=backend, trust_remote_code=trust_remote_code, user_agent=user_agent)
+        return _get_local(local, backend, trust_remote_code, user_agent, check_arch=check_arch)
     ua = _user_agent(user_agent)
     check_trust(repo_id, trust_remote_code, ua)
     rev = _resolve_revision(repo_id, revision, version, ua)
     path = _install(repo_id, rev, is_offline(), backend, ua, validate_dependencies=True, check_arch=check_arch)
     return _load(repo_id, path, RepoInfo(repo_id, rev), local_files_only=is_offline(), backend=backend, ua=ua,
-                 trust_remote_code=trust_remote_code)
+                 trust_remote_code=trust_remote_code, check_arch=check_arch)
 
 
 def has_kernel(repo_id: str, *, revision: Optional[str] = None, version: Optional[int] = None,
@@ -193,15 +203,16 @@ def load_kernel(repo_id: str, *, lockfile: Optional[Union[str, "os.PathLike[str]
             "reinstall the project."
         )
     try:
+        # As upstream, locked loads do not check the device's architecture.
         path = _install(repo_id, lock["sha"], True, backend, "", False,
-                        {k: v["hash"] for k, v in lock.get("variants", {}).items()})
+                        {k: v["hash"] for k, v in lock.get("variants", {}).items()}, check_arch=False)
     except FileNotFoundError as e:
         # The spec's message, then why (the snapshot missing, or every variant and its rejection).
         raise FileNotFoundError(
             f"Locked kernel `{repo_id}` was not downloaded or does not have an applicable variant. Make sure "
             f"it's downloaded locally via `kernels download <project>`.\nCaused by: {e}"
         ) from e
-    return _load(repo_id, path, None, local_files_only=True, backend=backend, ua="", lockfile=text)
+    return _load(repo_id, path, None, local_files_only=True, backend=backend, ua="", lockfile=text, check_arch=False)
 
 
 def get_locked_kernel(repo_id: str, *, lockfile: Optional[Union[str, "os.PathLike[str]"]],
@@ -221,6 +232,6 @@ def get_locked_kernel(repo_id: str, *, lockfile: Optional[Union[str, "os.PathLik
     ua = _user_agent(user_agent)
     check_trust(repo_id, trust_remote_code, ua)
     path = _install(repo_id, lock["sha"], is_offline(), None, ua, True,
-                    {k: v["hash"] for k, v in lock.get("variants", {}).items()})
+                    {k: v["hash"] for k, v in lock.get("variants", {}).items()}, check_arch=False)
     return _load(repo_id, path, None, local_files_only=is_offline(), backend=None, ua=ua,
-                 lockfile=text, trust_remote_code=trust_remote_code)
+                 lockfile=text, trust_remote_code=trust_remote_code, check_arch=False)

@@ -13,7 +13,7 @@ from loader_testlib import make_variant
 
 import kernels
 import kernels._system
-from kernels import Metadata, _core, get_kernel, get_local_kernel, has_kernel
+from kernels import Metadata, _core, get_kernel, get_local_kernel, has_kernel, install_kernel
 
 NOARCH = "torch-cuda"
 
@@ -92,25 +92,35 @@ def test_hub_without_arch_check_loads(env_hub, cache, repos, device):
     assert result["variant"] == CU128
     assert get_kernel("trusted-org/arch-none", revision="main", check_arch=False).VARIANT == CU128
     assert has_kernel("trusted-org/arch-none", revision="main", check_arch=False)
+    # Installing is not loading: install_kernel does not check the architecture (as upstream's).
+    assert install_kernel("trusted-org/arch-none", revision="main").name == CU128
 
 
-def test_local_skips_and_fails(tmp_path, device):
+def test_local_skips_and_fails(tmp_path, device, monkeypatch):
+    """A local kernel loaded through `get_kernel` (a `LOCAL_KERNELS` override) is checked as a Hub
+    one; `get_local_kernel` itself loads what was built, as upstream's (it has no `check_arch`)."""
     build = tmp_path / "proj" / "build"
     make_variant(build, CU128, backend="cuda", ops_id="_archloc_cu", archs=["7.5", "9.0a+PTX"])
     make_variant(build, NOARCH, backend="cuda", ops_id="_archloc_noarch")
-    assert get_local_kernel(build).VARIANT == NOARCH
+    monkeypatch.setenv("LOCAL_KERNELS", f"trusted-org/archloc={build.parent}")
+    assert get_kernel("trusted-org/archloc", version=1).VARIANT == NOARCH
+    assert get_local_kernel(build).VARIANT == CU128
     listing = _core.local_variants(str(build), kernels._system.system_info())  # `kernels variants <dir>`
     assert listing["best"] == NOARCH
     assert f"{CU128}: built for 7.5, 9.0a+PTX, not for this device's CUDA capability 8.0" in listing["trace"]
     only = tmp_path / "only" / "build"
     make_variant(only, CU128, backend="cuda", ops_id="_archloc_only", archs=["sm_100", "8.6"])
+    monkeypatch.setenv("LOCAL_KERNELS", f"trusted-org/archonly={only}")
     with pytest.raises(RuntimeError) as e:
-        get_local_kernel(only)
+        get_kernel("trusted-org/archonly", version=1)
     check_golden("arch_none_runnable_local", str(e.value), dir=str(only))
+    assert get_kernel("trusted-org/archonly", version=1, check_arch=False).VARIANT == CU128
+    assert get_local_kernel(only).VARIANT == CU128
     # Unparsable entries only: nothing known, the check passes.
     odd = tmp_path / "odd" / "build"
     make_variant(odd, CU128, backend="cuda", ops_id="_archloc_odd", archs=["sm_100", "future"])
-    assert get_local_kernel(odd).VARIANT == CU128
+    monkeypatch.setenv("LOCAL_KERNELS", f"trusted-org/archodd={odd}")
+    assert get_kernel("trusted-org/archodd", version=1).VARIANT == CU128
 
 
 @pytest.mark.parametrize("minver,loads", [("99.0", False), (kernels.__version__, True), ("0.1", True), (None, True)])
