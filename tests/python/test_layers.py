@@ -525,12 +525,13 @@ def test_get_kernel_dep_outside_kernel_loading():
 
 
 def test_kernel_lock():
-    from kernels.locking import KernelLock, KernelLocks
+    from kernels.locking import KernelDependency, KernelLock, KernelLocks, KernelVersion
 
     lock = KernelLock("a" * 40)
     assert lock.commit == "a" * 40
     assert KernelLock.from_json(lock.to_json()) == lock
-    assert KernelLocks.from_json(KernelLocks({"org/k": lock}).to_json()).get("org/k") == lock
+    dependency = KernelDependency("org/k", KernelVersion.Version(1))
+    assert KernelLocks.from_json(KernelLocks({dependency: lock}).to_json()).get(dependency) == lock
     with pytest.raises(ValueError, match=r"^Invalid git object id, expected 40 or 64 hexadecimal digits: abc$"):
         KernelLock("abc")
 

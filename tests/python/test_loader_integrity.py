@@ -139,10 +139,8 @@ def test_lock_download_and_load_kernel_without_hub(hub, integ, tmp_path):
                        env=dict(os.environ, PYTHONPATH=OUR_PYTHONPATH, **env), capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     lock = json.loads((project / "kernels.lock").read_text())
-    assert lock[0]["repo_id"] == "trusted-org/integ" and lock[0]["sha"] == integ["integ"]["v1"]
-    assert set(lock[0]["variants"]) == {"torch-cpu", "torch-cuda"}
-    assert all(v["hash"].startswith("sha256-") and v["hash_type"] == "git_lfs_concat"
-               for v in lock[0]["variants"].values())
+    assert lock == [{"dependency": {"repo-id": "trusted-org/integ", "version": 1},
+                     "lock": {"commit": integ["integ"]["v1"]}}]
     r = subprocess.run([sys.executable, "-c", cli, "download", str(project)],
                        env=dict(os.environ, PYTHONPATH=OUR_PYTHONPATH, **env), capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
@@ -160,9 +158,10 @@ def test_lock_download_and_load_kernel_without_hub(hub, integ, tmp_path):
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "5"
     assert hub.since(mark) == []
-    # A lock whose variant hash does not match the cached files is refused.
-    tampered = json.loads((project / "kernels.lock").read_text())
-    tampered[0]["variants"]["torch-cuda"]["hash"] = "sha256-" + "0" * 64
+    # A lock of the older format whose variant hash does not match the cached files is refused.
+    tampered = [{"repo_id": "trusted-org/integ", "sha": integ["integ"]["v1"],
+                 "variants": {name: {"hash": "sha256-" + "0" * 64, "hash_type": "git_lfs_concat"}
+                              for name in ("torch-cpu", "torch-cuda")}}]
     (tmp_path / "bad.lock").write_text(json.dumps(tampered))
     r = run_python(f"import kernels; kernels.load_kernel('trusted-org/integ', lockfile={str(tmp_path / 'bad.lock')!r})",
                    dead)
