@@ -24,6 +24,8 @@ NAMES = [
     "tvm-ffi01-cu130-aarch64-linux", "tvm-ffi012-cpu-aarch64-darwin",
     "torch-cpu", "torch-cuda", "torch-rocm", "torch-metal", "torch-xpu", "torch-neuron", "torch-tpu", "torch-npu",
     "torch-universal", "torch26-cxx98-cu118-x86_64-linux", "torch210-cu128-x86_64-linux",
+    # Names of the matrix's torch 2.14/2.15 sets; `rocm714` reads back as ROCm 71.4 in both packages.
+    "torch214-cxx11-rocm714-x86_64-linux", "torch214-cxx11-xpu20261-x86_64-linux", "torch215-cxx11-cu134-aarch64-linux",
 ]
 
 # Runs in both interpreters: the public fields of a variant, recursively, with each part's
