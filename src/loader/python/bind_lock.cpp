@@ -1,9 +1,10 @@
-// Bindings for kernels.lock: reading (load_kernel, get_locked_kernel), computing (kernels lock). An entry
-// is a dict: repo_id, sha, variants, and version or revision for a structured entry.
+// Bindings for kernels.lock: reading (load_kernel, get_locked_kernel, kernels download) and writing
+// (kernels lock, through kernels.locking). An entry is a dict: repo_id, sha, variants, and version
+// or revision for a structured entry.
 #include <pybind11/stl.h>
 
 #include "common.h"
-#include "loader/locker.h"
+#include "loader/lockfile.h"
 
 namespace kb::loader::python {
 namespace {
@@ -54,15 +55,6 @@ void bind_lock(py::module_& m) {
     for (const auto& item : locks) values.push_back(lock_from_dict(item.cast<py::dict>()));
     return render_lockfile(values);
   });
-  m.def("lock_dependency", [](const std::string& repo_id, int version, const std::string& user_agent) {
-    auto hub = make_http_hub_reader(HubOptions{user_agent});
-    util::Result<KernelLock> lock = util::Error("not run");
-    {
-      py::gil_scoped_release release;
-      lock = lock_dependency(*hub, repo_id, version);
-    }
-    return lock_dict(unwrap(std::move(lock)));
-  }, py::arg("repo_id"), py::arg("version"), py::arg("user_agent") = "");
   m.def("variant_lock_hashes", [](const std::vector<std::pair<std::string, std::string>>& files) {
     std::vector<TreeFile> tree;
     for (const auto& [path, hash] : files) tree.push_back(TreeFile{path, hash});
