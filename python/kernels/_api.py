@@ -13,7 +13,7 @@ from typing import Dict, List, Optional, Union
 from kernels import _core
 from kernels._env import cache_root_arg, is_offline, local_kernels
 from kernels._importer import RepoInfo, import_variant
-from kernels._locking import NO_LOCKFILE, caller_lockfile, lock_entry
+from kernels._locking import NO_LOCKFILE, caller_lockfile, lock_entry, not_locked
 from kernels._system import detect_backend, system_info, user_agent as _user_agent, validate_backend
 from kernels._trust import check_trust
 from kernels._verify_on_load import verify_on_load
@@ -198,10 +198,7 @@ def load_kernel(repo_id: str, *, lockfile: Optional[Union[str, "os.PathLike[str]
             raise ValueError(NO_LOCKFILE)
     lock = lock_entry(text, repo_id)
     if lock is None:
-        raise ValueError(
-            f"Kernel `{repo_id}` is not locked. Please lock it with `kernels lock <project>` and then "
-            "reinstall the project."
-        )
+        raise ValueError(not_locked(repo_id))
     try:
         # As upstream, locked loads do not check the device's architecture.
         path = _install(repo_id, lock["sha"], True, backend, "", False,
@@ -228,7 +225,7 @@ def get_locked_kernel(repo_id: str, *, lockfile: Optional[Union[str, "os.PathLik
             raise ValueError(NO_LOCKFILE)
     lock = lock_entry(text, repo_id)
     if lock is None:
-        raise ValueError(f"Kernel `{repo_id}` is not locked")
+        raise ValueError(not_locked(repo_id))
     ua = _user_agent(user_agent)
     check_trust(repo_id, trust_remote_code, ua)
     path = _install(repo_id, lock["sha"], is_offline(), None, ua, True,

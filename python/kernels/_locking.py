@@ -14,6 +14,12 @@ NO_LOCKFILE = (
 )
 
 
+def not_locked(repo_id: str) -> str:
+    """The error text for a kernel that a kernels.lock does not lock."""
+    return (f"Kernel `{repo_id}` is not locked. Please lock it with `kernels lock <project>` and then reinstall "
+            "the project.")
+
+
 def _entry(locks: list, repo_id: str) -> Optional[dict]:
     for lock in locks:
         if lock["repo_id"] == repo_id:

@@ -201,8 +201,9 @@ def _locked_kernel_revision(repo_id: str, text: str) -> Tuple[KernelLocks, Kerne
     # The project locks one version of a kernel it loads: the first entry of the repository.
     dependency = next((dep for dep in kernel_locks if dep.repo_id == repo_id), None)
     if dependency is None:
-        raise ValueError(f"Kernel `{repo_id}` is not locked. Please lock it with `kernels lock <project>` and then "
-                         "reinstall the project.")
+        from kernels._locking import not_locked
+
+        raise ValueError(not_locked(repo_id))
     return kernel_locks, dependency
 
 

@@ -34,8 +34,10 @@ def repos(hub, tmp_path_factory):
                          kernel_depends=depends, init_extra=extra)
         return hub.publish(repo_id, tmp / name, {"v1": tmp / name / "v1"})["v1"]
 
-    out = {"base": publish("trusted-org/kl-base", {"torch-cpu": ("cpu", 7, [], ""), "torch-cuda": ("cuda", 7, [], "")}),
-           "extra": publish("trusted-org/kl-extra", {"torch-cpu": ("cpu", 9, [], ""), "torch-cuda": ("cuda", 9, [], "")})}
+    def leaf(value):
+        return {"torch-cpu": ("cpu", value, [], ""), "torch-cuda": ("cuda", value, [], "")}
+
+    out = {"base": publish("trusted-org/kl-base", leaf(7)), "extra": publish("trusted-org/kl-extra", leaf(9))}
     # kl-extra is a dependency of the CUDA variant only: it is locked whatever the machine.
     out["top"] = publish("trusted-org/kl-top", {
         "torch-cpu": ("cpu", 1, [_dep("trusted-org/kl-base", 1)], USES_BASE),
@@ -168,6 +170,13 @@ for call in (lambda: L.get_locked_kernel_revision('trusted-org/nope', {str(lockf
         call()
     except ValueError as e:
         print('ValueError', str(e).split(':')[0])
+import kernels
+for call in (lambda: L.get_locked_kernel_revision('trusted-org/nope', {str(lockfile)!r}),
+             lambda: kernels.get_locked_kernel('trusted-org/nope', lockfile={str(lockfile)!r})):
+    try:
+        call()
+    except ValueError as e:
+        print('ValueError', e)
 """
 
 
