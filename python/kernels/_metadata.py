@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import builtins
 import enum
+import json
 import os
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Union
@@ -217,15 +218,21 @@ class KernelVersion:
     class Version:
         version: int
 
-    @dataclass(frozen=True)
+    @dataclass(frozen=True, repr=False)
     class Revision:
         revision: str
 
+        def __repr__(self) -> str:
+            return f"KernelVersion.Revision(revision={json.dumps(self.revision)})"
 
-@dataclass(frozen=True)
+
+@dataclass(frozen=True, repr=False)
 class KernelDependency:
     repo_id: str
     version: Union[KernelVersion.Version, KernelVersion.Revision]
+
+    def __repr__(self) -> str:  # strings in double quotes, as upstream's
+        return f"KernelDependency(repo_id={json.dumps(self.repo_id)}, version={self.version!r})"
 
 
 @dataclass(frozen=True)

@@ -162,6 +162,7 @@ print(sorted(json.loads(locks.to_json()), key=lambda e: e['dependency']['repo-id
 print(L.KernelLocks.from_json(locks.to_json()) == locks)
 got, dep = L.get_locked_kernel_revision('trusted-org/kl-top', {str(lockfile)!r})
 print(type(got).__name__, type(dep).__name__, dep.repo_id, dep.version == KernelVersion.Version(1), got[dep].commit)
+print(repr(dep), repr(L.KernelDependency('o/k', KernelVersion.Revision('main'))))
 for call in (lambda: L.get_locked_kernel_revision('trusted-org/nope', {str(lockfile)!r}),
              lambda: L.extract_dependency_locks([], api=HfApi()),
              lambda: L.lock_kernel_tree(L.KernelDependency('trusted-org/kl-a', KernelVersion.Version(1)), api=HfApi()),
