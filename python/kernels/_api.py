@@ -8,7 +8,7 @@ import os
 import warnings
 from pathlib import Path
 from types import ModuleType
-from typing import Dict, List, Optional, Union
+from typing import Dict, List, Optional, Tuple, Union
 
 from kernels import _core
 from kernels._env import cache_root_arg, is_offline, local_kernels
@@ -186,10 +186,9 @@ def has_kernel(repo_id: str, *, revision: Optional[str] = None, version: Optiona
     return _core.file_exists(repo_id, rev, f"build/{best}/metadata.json", ua)
 
 
-def load_kernel(repo_id: str, *, lockfile: Optional[Union[str, "os.PathLike[str]"]],
-                backend: Optional[str] = None) -> ModuleType:
-    """Load the revision of a kernel locked in `lockfile` (None: the calling distribution's
-    kernels.lock) from the cache; never touches the network."""
+def _locked(repo_id: str, lockfile: Optional[Union[str, "os.PathLike[str]"]]) -> Tuple[str, dict]:
+    """The text of `lockfile` (None: the calling distribution's kernels.lock) and its entry for
+    `repo_id`; `ValueError` when there is no lock file or it does not lock `repo_id`."""
     if lockfile is not None:
         text = Path(lockfile).read_text(encoding="utf-8")
     else:
@@ -199,6 +198,14 @@ def load_kernel(repo_id: str, *, lockfile: Optional[Union[str, "os.PathLike[str]
     lock = lock_entry(text, repo_id)
     if lock is None:
         raise ValueError(not_locked(repo_id))
+    return text, lock
+
+
+def load_kernel(repo_id: str, *, lockfile: Optional[Union[str, "os.PathLike[str]"]],
+                backend: Optional[str] = None) -> ModuleType:
+    """Load the revision of a kernel locked in `lockfile` (None: the calling distribution's
+    kernels.lock) from the cache; never touches the network."""
+    text, lock = _locked(repo_id, lockfile)
     try:
         # As upstream, locked loads do not check the device's architecture.
         path = _install(repo_id, lock["sha"], True, backend, "", False,
@@ -217,15 +224,7 @@ def get_locked_kernel(repo_id: str, *, lockfile: Optional[Union[str, "os.PathLik
                       user_agent: Union[str, dict, None] = None) -> ModuleType:
     """Load the revision of a kernel locked in `lockfile` (None: the calling distribution's
     kernels.lock), downloading it when it is not cached. The publisher must be trusted."""
-    if lockfile is not None:
-        text = Path(lockfile).read_text(encoding="utf-8")
-    else:
-        text = caller_lockfile()
-        if text is None:
-            raise ValueError(NO_LOCKFILE)
-    lock = lock_entry(text, repo_id)
-    if lock is None:
-        raise ValueError(not_locked(repo_id))
+    text, lock = _locked(repo_id, lockfile)
     ua = _user_agent(user_agent)
     check_trust(repo_id, trust_remote_code, ua)
     path = _install(repo_id, lock["sha"], is_offline(), None, ua, True,

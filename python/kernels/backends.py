@@ -127,7 +127,8 @@ class _Named:
                                           "backend_version": _major_minor(getattr(self, "version", None))})["backend_str"]
 
     @classmethod
-    def _parse(cls, s: str):
+    def parse(cls, s: str):
+        """The backend of its part of a variant name (`cu126` for `CUDA`); `ValueError` otherwise."""
         parsed = _core.parse_compute(s)
         if parsed is None or parsed[0] != cls._name:
             raise ValueError(f"Invalid {cls.__name__} variant string: {s!r}")
@@ -139,19 +140,11 @@ class CANN(_Named):
     _name = "cann"
     version: Any
 
-    @staticmethod
-    def parse(s: str) -> "CANN":
-        return CANN._parse(s)
-
 
 @strict
 @dataclass(unsafe_hash=True)
 class CPU(_Named):
     _name = "cpu"
-
-    @staticmethod
-    def parse(s: str) -> "CPU":
-        return CPU._parse(s)
 
 
 @dataclass(unsafe_hash=True)
@@ -159,19 +152,11 @@ class CUDA(_Named):
     _name = "cuda"
     version: Any
 
-    @staticmethod
-    def parse(s: str) -> "CUDA":
-        return CUDA._parse(s)
-
 
 @strict
 @dataclass(unsafe_hash=True)
 class Metal(_Named):
     _name = "metal"
-
-    @staticmethod
-    def parse(s: str) -> "Metal":
-        return Metal._parse(s)
 
 
 @strict
@@ -179,19 +164,11 @@ class Metal(_Named):
 class Neuron(_Named):
     _name = "neuron"
 
-    @staticmethod
-    def parse(s: str) -> "Neuron":
-        return Neuron._parse(s)
-
 
 @dataclass(unsafe_hash=True)
 class ROCm(_Named):
     _name = "rocm"
     version: Any
-
-    @staticmethod
-    def parse(s: str) -> "ROCm":
-        return ROCm._parse(s)
 
 
 @strict
@@ -199,19 +176,11 @@ class ROCm(_Named):
 class TPU(_Named):
     _name = "tpu"
 
-    @staticmethod
-    def parse(s: str) -> "TPU":
-        return TPU._parse(s)
-
 
 @dataclass(unsafe_hash=True)
 class XPU(_Named):
     _name = "xpu"
     version: Any
-
-    @staticmethod
-    def parse(s: str) -> "XPU":
-        return XPU._parse(s)
 
 
 _BY_NAME = {cls._name: cls for cls in (CUDA, ROCm, XPU, CANN, CPU, Metal, Neuron, TPU)}
@@ -222,7 +191,7 @@ def parse_backend(s: str) -> Backend:
     parsed = _core.parse_compute(s)
     if parsed is None:
         raise ValueError(f"Invalid backend variant string: {s!r}")
-    return _BY_NAME[parsed[0]]._parse(s)
+    return _BY_NAME[parsed[0]].parse(s)
 
 
 def _from_parsed(parsed: dict) -> Backend:
