@@ -89,15 +89,22 @@ def test_nothing_buildable_fails_naming_needs_and_toolchains(tmp_path, kernel_bu
     assert not (project / "build").exists() or not any((project / "build").glob("torch*"))
 
 
-def test_the_loader_picks_and_loads_the_torch215_variant(two_torches, torch215_python):
-    """Under torch 2.15, `kernels.get_local_kernel` (the loader from the source tree) chooses the
-    torch 2.15 variant of the two and runs it: the newest torch is loaded, not only built."""
+def test_the_loader_picks_and_loads_the_torch215_variant(two_torches, torch215_python, tmp_path):
+    """Under torch 2.15, `kernels.get_local_kernel` (this test run's package: installed, or the
+    source tree with its core) chooses the torch 2.15 variant of the two and runs it: the newest
+    torch is loaded, not only built."""
+    import kernels
+
     project, _ = two_torches
+    # Only the package goes on the second interpreter's path, not the first venv's torch beside it.
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "kernels").symlink_to(Path(kernels.__file__).resolve().parent, target_is_directory=True)
     code = ("import torch, kernels\n"
             f"k = kernels.get_local_kernel({str(project / 'build')!r}, backend='cpu')\n"
             "x = torch.arange(4.0)\nassert torch.equal(k.addone(x), x + 1)\n"
             "print(torch.__version__, k.__file__)\n")
-    env = dict(os.environ, PYTHONPATH=str(REPO / "python"))
+    env = dict(os.environ, PYTHONPATH=str(site))
     run = subprocess.run([str(torch215_python), "-c", code], capture_output=True, text=True, env=env)
     assert run.returncode == 0, run.stderr
     version, path = run.stdout.split()
