@@ -23,15 +23,6 @@ using util::Error;
 using util::ErrorKind;
 using util::Result;
 
-struct ToolchainTable {
-  std::string python;
-  std::string container;
-  std::map<std::string, std::string> runners;                    // system -> hosted label
-  std::map<std::string, std::vector<std::string>> self_hosted;   // backend -> labels
-  std::map<std::string, std::string> torch_index;                // backend -> URL pattern
-  std::map<std::string, std::string> nvcc;                       // CUDA major -> requirement pattern
-};
-
 namespace {
 
 constexpr int kPlanFormat = 1;

@@ -4,6 +4,7 @@
 // the optional toolchain marking, which the caller fills in (builder::buildable_variants).
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -55,8 +56,17 @@ struct PlanOptions {
   bool all_sets = false;             // also the matrix's non-bundle build sets
 };
 
+// The CI toolchain table (src/ci/data/ci-toolchains.json): what each job installs and runs on.
+struct ToolchainTable {
+  std::string python;
+  std::string container;
+  std::map<std::string, std::string> runners;                    // system -> hosted label
+  std::map<std::string, std::vector<std::string>> self_hosted;   // backend -> labels
+  std::map<std::string, std::string> torch_index;                // backend -> URL pattern
+  std::map<std::string, std::string> nvcc;                       // CUDA major -> requirement pattern
+};
+
 // The toolchain table, parsed (a broken embedded table is a build bug, reported as an error).
-struct ToolchainTable;
 util::Result<const ToolchainTable*> toolchain_table();
 
 // Plans the release of `config`. Errors: a --system no build set of the project has (usage, with
