@@ -254,9 +254,10 @@ def get_variants_local(repo_path: Union[str, "os.PathLike[str]"]) -> List[Varian
 
 
 def _core_system(backend: Optional[str]) -> dict:
-    from kernels._system import system_info, validate_backend
+    """The system `_core` chooses for: the loading functions' own (`_api._system_for`)."""
+    from kernels._api import _system_for
 
-    return system_info(validate_backend(backend))
+    return _system_for(backend)
 
 
 def _decision(variant: Variant, accepted: bool, reason: str) -> Decision:
