@@ -124,7 +124,7 @@ class RepoStore {
                                      const std::string& starting_point);
   util::Result<CommitResult> commit(const RepoId& repo, const CommitRequest& request);
 
-  // Administration (repo_admin.cpp). Deleting `main` is refused (the default branch).
+  // Administration (repo_refs.cpp, repo_settings.cpp). Deleting `main` is refused (the default branch).
   util::Result<std::string> delete_branch(const RepoId& repo, const std::string& branch);
   util::Result<std::string> create_tag(const RepoId& repo, const std::string& tag, const std::string& revision);
   util::Result<std::string> delete_tag(const RepoId& repo, const std::string& tag);

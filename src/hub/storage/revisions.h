@@ -1,5 +1,5 @@
 // How the repository store reads revision strings: refs/pr/<n>, refs/heads/<b>, refs/tags/<t>,
-// and 40-hex commit ids. Shared by repo_store.cpp and repo_admin.cpp.
+// and 40-hex commit ids. Shared by the repository store's sources (repo_*.cpp).
 #pragma once
 
 #include <optional>
