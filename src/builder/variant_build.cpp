@@ -15,22 +15,15 @@
 #include <nlohmann/json.hpp>
 
 #include "abi/check.h"
-#include "builder/cmake_cache.h"
-#include "builder/cmake_seed.h"
-#include "builder/header_deps.h"
-#include "builder/jobs.h"
-#include "builder/portable.h"
-#include "builder/remote_cache.h"
+#include "builder/build_log.h"
+#include "builder/compile_step.h"
 #include "builder/project_checks.h"
 #include "builder/reproducible.h"
 #include "builder/run_guard.h"
 #include "builder/staging.h"
 #include "builder/toolchain.h"
-#include "builder/torch_pch.h"
-#include "builder/user_cache.h"
 #include "builder/variant_plan.h"
 #include "codegen/ops_py.h"
-#include "codegen/variant_project.h"
 #include "config/kernels_minver.h"
 #include "config/python_registry.h"
 #include "metadata/digest.h"
@@ -39,8 +32,6 @@
 #include "util/prelude.h"
 #include "util/process.h"
 #include "util/strings.h"
-#include "variant/cuda_capabilities.h"
-#include "variant/rocm_archs.h"
 
 namespace kb::builder {
 
@@ -105,64 +96,6 @@ std::string target_policy(const BuildSettings& s, const PlannedVariant& v) {
   return abi::CheckOptions{}.manylinux;
 }
 
-// The first compiler error lines of a build log, for the error report.
-std::vector<std::string> first_error_lines(const std::string& log) {
-  std::vector<std::string> out;
-  static const std::regex error_line(R"((error|Error|FAILED:|undefined reference))");
-  for (const auto& line : util::split(log, '\n')) {
-    if (std::regex_search(line, error_line)) out.push_back(line);
-    if (out.size() >= 8) break;
-  }
-  return out;
-}
-
-// Runs a build tool, appending its output to `log_path`, streaming it when asked and reporting
-// Ninja's `[done/total]` progress.
-Result<util::ProcessResult> run_logged(const BuildSettings& s, const std::string& variant,
-                                       const std::vector<std::string>& argv, const fs::path& log_path,
-                                       const std::map<std::string, std::string>& env) {
-  std::ofstream log(log_path, std::ios::app | std::ios::binary);
-  log << "$ " << util::join(argv, " ") << "\n";
-  util::ProcessOptions options;
-  options.env = env;
-  options.merge_stderr = true;
-  std::string pending;
-  static const std::regex status(R"(^\[(\d+)/(\d+)\] (.*)$)");
-  bool linking = false;
-  options.on_output = [&](std::string_view chunk) {
-    log << chunk;
-    if (s.stream_logs && s.reporter) s.reporter->log(variant, chunk);
-    pending += chunk;
-    size_t newline;
-    while ((newline = pending.find('\n')) != std::string::npos) {
-      std::string line = pending.substr(0, newline);
-      pending.erase(0, newline + 1);
-      std::smatch match;
-      if (s.reporter && std::regex_match(line, match, status)) {
-        if (!linking && match[3].str().find("Linking") != std::string::npos) {
-          linking = true;
-          s.reporter->stage(variant, Stage::link);
-        }
-        s.reporter->progress(variant, std::stoi(match[1]), std::stoi(match[2]));
-      }
-    }
-  };
-  auto run = util::run_process(argv, options);
-  log.flush();
-  return run;
-}
-
-Error build_failure(const std::string& variant, const std::string& what, const fs::path& log_path) {
-  auto log = util::read_file(log_path);
-  Error error(ErrorKind::process, "Cannot build variant `" + variant + "`");
-  error.causes.push_back(what);
-  if (log) {
-    for (const auto& line : first_error_lines(*log)) error.causes.push_back(line);
-  }
-  error.hints.push_back("full log: " + log_path.string());
-  return error;
-}
-
 // Removes every `__pycache__` directory and `*.pyc` file under `root` (build-output.md §9 step 5).
 void remove_python_caches(const fs::path& root) {
   std::vector<fs::path> doomed;
@@ -176,43 +109,6 @@ void remove_python_caches(const fs::path& root) {
     }
   }
   for (const auto& path : doomed) fs::remove_all(path, ec);
-}
-
-void append_log(const fs::path& log_path, const std::string& line) {
-  std::ofstream log(log_path, std::ios::app | std::ios::binary);
-  log << "kernel-builder: " << line << "\n";
-}
-
-// Runs CMake's configure. An empty build directory of a CPU or CUDA variant starts from the
-// compiler identification its toolchain had last time (cmake_seed.h): CMake then skips compiling
-// and running its identification programs. A seeded configure that fails is run again unseeded.
-util::Status configure_project(const BuildSettings& s, const PlannedVariant& v, const std::vector<std::string>& configure,
-                               const fs::path& cmake_dir, const fs::path& log_path,
-                               const std::map<std::string, std::string>& env) {
-  std::error_code ec;
-  std::optional<std::string> identity;
-  fs::path seeds = user_cache_dir() / "cmake-seeds";
-  if (!fs::exists(cmake_dir / "CMakeCache.txt", ec) && (v.backend == Backend::cpu || v.backend == Backend::cuda)) {
-    identity = cmake_seed_identity(configure, v.backend == Backend::cuda ? "CXX CUDA" : "CXX", effective_environment(env),
-                                   host_release());
-    fs::remove_all(cmake_dir, ec);  // what an interrupted configure left
-  }
-  fs::path seed = identity ? apply_cmake_seed(seeds, *identity, cmake_dir) : fs::path();
-  if (!seed.empty()) append_log(log_path, "compiler identification seeded from " + seed.string());
-  auto run = run_logged(s, v.name, configure, log_path, env);
-  if (!run) return std::move(run).error();
-  if (!run->success() && !seed.empty()) {
-    append_log(log_path, "the configure with a seeded compiler identification failed; configuring again without it");
-    forget_cmake_seed(seeds, *identity);
-    fs::remove_all(cmake_dir, ec);
-    seed.clear();
-    run = run_logged(s, v.name, configure, log_path, env);
-    if (!run) return std::move(run).error();
-  }
-  if (!run->success()) return build_failure(v.name, "CMake configuration failed", log_path);
-  // The next clean build directory with this toolchain starts from this identification.
-  if (identity && seed.empty()) (void)save_cmake_seed(seeds, *identity, cmake_dir);
-  return {};
 }
 
 // The import check's interpreter, started when the variant starts compiling
@@ -276,218 +172,6 @@ class EarlyImportCheck {
   std::thread thread_;
   std::optional<Result<util::ProcessResult>> result_;
 };
-
-struct ArchOutput {
-  std::vector<std::string> archs;  // recorded in metadata.json
-  fs::path library;                // the built module
-  bool up_to_date = false;         // the stamp matched: nothing was run
-};
-
-// Generates, configures and compiles the CMake project of an arch variant.
-Result<ArchOutput> compile_arch(const BuildSettings& s, const PlannedVariant& v, const std::string& ops_id,
-                                const fs::path& work, const fs::path& log_path, std::string& stamp_input,
-                                const std::function<bool(const std::string&)>& up_to_date,
-                                const std::function<void()>& on_compile) {
-  const Toolchain& t = *v.toolchain;
-  // cutlass_*/sycl_tla/metal-cpp headers join torch's (system) include directories.
-  HeaderFetchSettings fetch = header_fetch_settings(s.offline);
-  fetch.note = [&](const std::string& line) {
-    if (s.reporter) s.reporter->note(line);
-  };
-  auto header_deps =
-      resolve_header_dependencies(*s.config, v.backend, dependency_environment(), default_dependency_cache(), &fetch);
-  if (!header_deps) return std::move(header_deps).error();
-  for (const auto& note : header_deps->notes) {
-    if (s.reporter) s.reporter->note(v.name + ": " + note);
-  }
-  // A TVM-FFI library compiles against tvm_ffi's headers and links libtvm_ffi instead of torch.
-  bool tvm_ffi = v.flavour == Flavour::tvm_ffi;
-  std::vector<std::string> include_dirs = tvm_ffi ? t.tvm_ffi_include_dirs : t.include_dirs;
-  std::string library_dir = tvm_ffi ? fs::path(t.tvm_ffi_library).parent_path().string()
-                                    : (t.library_dirs.empty() ? "" : t.library_dirs[0]);
-  for (const auto& dir : header_deps->include_dirs) include_dirs.push_back(dir.string());
-  codegen::VariantProjectInput input;
-  input.config = s.config;
-  input.backend = v.backend;
-  input.variant = v.name;
-  input.ops_id = ops_id;
-  input.torch = t.torch_major_minor();
-  input.stable_abi = v.stable_abi;
-  input.torch_nvcc_flags = t.nvcc_flags;
-  std::vector<std::vector<std::string>> all_archs;
-  if (v.backend == Backend::cuda && t.cuda) {
-    input.cuda = t.cuda->version;
-    config::Version nvcc({t.cuda->version.major, t.cuda->version.minor});
-    for (const auto* unit : s.config->units_for(Backend::cuda)) {
-      if (unit->cuda_minver && nvcc < *unit->cuda_minver) continue;  // skipped entirely
-      auto archs = variant::unit_cuda_capabilities(unit->name, unit->cuda_capabilities, nvcc);
-      if (!archs) return std::move(archs).error();
-      input.unit_archs[unit->name] = *archs;
-      all_archs.push_back(*archs);
-    }
-  }
-  if (v.backend == Backend::rocm) {
-    for (const auto* unit : s.config->units_for(Backend::rocm)) {
-      auto archs = variant::unit_rocm_archs(unit->name, unit->rocm_archs);
-      if (!archs) return std::move(archs).error();
-      input.unit_archs[unit->name] = *archs;
-      all_archs.push_back(*archs);
-    }
-  }
-  // The shared torch header cache (torch_pch.h), not for stable-ABI variants: those must not see
-  // the full torch headers.
-  bool header_cache = s.header_cache && !v.stable_abi && !tvm_ffi;
-  fs::path pch_header = work / "torch-pch" / "torch_pch.h";
-  if (header_cache) {
-    const auto& torch = std::get<config::TorchConfig>(s.config->framework);
-    std::vector<std::string> sources = torch.src;
-    std::vector<std::string> dirs = codegen::module_include_dirs(*s.config);
-    for (const auto* unit : s.config->units_for(v.backend)) {
-      sources.insert(sources.end(), unit->src.begin(), unit->src.end());
-      for (const auto& inc : unit->include.value_or(std::vector<std::string>{})) dirs.push_back(inc);
-    }
-    input.torch_header_sources = torch_header_sources(s.project, sources, dirs);
-  }
-  // nvcc's --threads: NVCC_THREADS, else the architectures of each CUDA source in parallel when
-  // there are cores to spare (jobs.h).
-  int nvcc_threads = s.nvcc_threads;
-  if (v.backend == Backend::cuda && !nvcc_threads_in_env()) {
-    int cuda_sources = 0;
-    int architectures = 0;
-    for (const auto* unit : s.config->units_for(Backend::cuda)) {
-      auto archs = input.unit_archs.find(unit->name);
-      if (archs == input.unit_archs.end()) continue;
-      architectures = std::max(architectures, static_cast<int>(archs->second.size()));
-      for (const auto& src : unit->src) cuda_sources += util::ends_with(src, ".cu") ? 1 : 0;
-    }
-    nvcc_threads = auto_nvcc_threads(s.cores, cuda_sources, architectures);
-  }
-  auto files = codegen::generate_variant_project(input);
-  if (!files) return std::move(files).error();
-  fs::path generated = work / "project";
-  KB_TRY(codegen::write_generated_files(generated, *files, /*overwrite=*/true, "--force"));
-
-  fs::path cmake_dir = work / "cmake-build";
-  std::vector<std::string> configure = {"cmake", "-S", generated.string(), "-B", cmake_dir.string(), "-G", "Ninja",
-                                        "-DCMAKE_BUILD_TYPE=Release",
-                                        "-DKB_PROJECT_DIR=" + s.project.string(),
-                                        "-DKB_GENERATED_DIR=" + generated.string(),
-                                        "-DKB_TORCH_INCLUDE_DIRS=" + util::join(include_dirs, ";"),
-                                        "-DKB_TORCH_LIBRARY_DIR=" + library_dir,
-                                        "-DKB_PYTHON_INCLUDE_DIR=" + t.python_include};
-  configure.push_back("-DKB_TORCH_PCH=" + (header_cache ? pch_header.string() : ""));
-  // The header cache builds its entry with the compile command CMake writes there.
-  if (header_cache) configure.push_back("-DCMAKE_EXPORT_COMPILE_COMMANDS=ON");
-  if (v.backend == Backend::cuda && t.cuda) {
-    configure.push_back("-DCMAKE_CUDA_COMPILER=" + t.cuda->nvcc.string());
-    configure.push_back("-DCMAKE_CUDA_ARCHITECTURES=OFF");
-    configure.push_back("-DCUDAToolkit_ROOT=" + t.cuda->home.string());
-    configure.push_back("-DKB_NVCC_THREADS=" + std::to_string(nvcc_threads));
-  }
-  // The ABI check's policy and strictness: a --bundle build re-checks what a plain build noted.
-  stamp_input += "manylinux " + target_policy(s, v) + (s.portable ? " portable" : "") + (s.strict_manylinux ? " strict" : "") + "\n";
-  // Always given (empty when off): CMake keeps a cache variable that a later configure omits.
-  std::string portable_dir, portable_sources, portable_libraries;
-  if (s.portable && t.system == "Linux") {
-    auto portable = prepare_portable_link(work / "portable", target_policy(s, v), t.machine);
-    if (!portable) return std::move(portable).error();
-    portable_dir = portable->stub_dir.string();
-    if (portable->support_source) portable_sources = portable->support_source->string();
-    portable_libraries = util::join(portable->extra_libraries, ";");
-    stamp_input += "portable " + portable->fingerprint + "\n";
-  }
-  configure.push_back("-DKB_PORTABLE_LINK_DIR=" + portable_dir);
-  configure.push_back("-DKB_PORTABLE_SOURCES=" + portable_sources);
-  configure.push_back("-DKB_PORTABLE_LIBRARIES=" + portable_libraries);
-  configure.push_back(std::string("-DKB_SYMBOL_ISOLATION=") + (s.symbol_isolation ? "ON" : "OFF"));
-  auto ccache = s.use_compiler_cache ? util::find_program("ccache") : std::nullopt;
-  if (ccache) {
-    configure.push_back("-DCMAKE_CXX_COMPILER_LAUNCHER=" + ccache->string());
-    if (v.backend == Backend::cuda) configure.push_back("-DCMAKE_CUDA_COMPILER_LAUNCHER=" + ccache->string());
-  }
-  std::string configure_key = util::join(configure, "\n");
-  for (const auto& [path, content] : *files) stamp_input += path + "\n" + content + "\n";
-  stamp_input += configure_key + "\n";
-
-  ArchOutput out;
-  out.archs = variant::recorded_archs(all_archs);
-  out.library = cmake_dir / (ops_id + (tvm_ffi ? ".so" : ".abi3.so"));
-  // Nothing changed since the last successful build of this variant: not even Ninja runs.
-  if (up_to_date(stamp_input)) {
-    out.up_to_date = true;
-    return out;
-  }
-  JobPlan jobs = plan_compile_jobs(s.cores, v.backend, nvcc_threads, s.concurrent_variants, s.memory_budget_gib);
-  if (jobs.note && s.reporter) s.reporter->note(v.name + ": " + *jobs.note);
-  std::map<std::string, std::string> env = {{"MAX_JOBS", std::to_string(jobs.jobs)}};
-  env["SOURCE_DATE_EPOCH"] = source_date_epoch(s.project);  // reproducible __DATE__/__TIME__
-  if (auto old = foreign_cmake_cache(cmake_dir)) {
-    // The kernel directory was moved or copied: CMake refuses a cache made elsewhere.
-    if (s.reporter) {
-      s.reporter->note(v.name + ": the CMake cache was made in `" + old->string() +
-                       "` (the kernel directory was moved or copied); resetting it");
-    }
-    std::error_code reset_error;
-    fs::remove_all(cmake_dir, reset_error);
-  }
-  fs::path configure_stamp = work / "configure.args";
-  auto previous = util::read_file(configure_stamp);
-  if (!fs::exists(cmake_dir / "CMakeCache.txt") || !previous || *previous != configure_key) {
-    if (s.reporter) s.reporter->stage(v.name, Stage::configure);
-    KB_TRY(configure_project(s, v, configure, cmake_dir, log_path, env));
-    KB_TRY(util::write_file_atomic(configure_stamp, configure_key));
-  }
-  bool compiling = false;
-  auto start_compile = [&] {
-    if (compiling) return;
-    compiling = true;
-    if (on_compile) on_compile();
-    if (s.reporter) s.reporter->stage(v.name, Stage::compile);
-  };
-  fs::path stats_log = work / "ccache-stats.log";
-  if (s.remote_cache && ccache) {
-    std::error_code ignored;
-    fs::remove(stats_log, ignored);
-    for (const auto& [key, value] : remote_cache_env(*s.remote_cache, s.project, stats_log)) env[key] = value;
-  }
-  if (header_cache) {
-    ProjectSpecifics specifics{pch_header, s.project, ops_id, ccache ? std::optional<std::string>(ccache->string()) : std::nullopt};
-    TorchInstall torch{t.torch_version, t.include_dirs.empty() ? fs::path() : fs::path(t.include_dirs[0])};
-    // While a new entry is precompiled (one process), the sources that do not use it (.cu files,
-    // light C++ sources) compile on the other cores; a failure among them ends the build after it.
-    bool failed_meanwhile = false;
-    auto meanwhile = [&](const std::vector<std::string>& outputs) {
-      if (jobs.jobs < 2) return;
-      start_compile();
-      std::vector<std::string> argv = {"ninja", "-C", cmake_dir.string(), "-j", std::to_string(jobs.jobs - 1)};
-      argv.insert(argv.end(), outputs.begin(), outputs.end());
-      auto run = run_logged(s, v.name, argv, log_path, env);
-      failed_meanwhile = run && !run->success();
-    };
-    auto pch = prepare_torch_pch(
-        cmake_dir, specifics, torch, log_path,
-        [&] {
-          if (s.reporter) s.reporter->note(v.name + ": precompiling the torch headers into the header cache (once per toolchain and flags)");
-        },
-        meanwhile);
-    if (!pch) return std::move(pch).error();
-    if (failed_meanwhile) return build_failure(v.name, "compilation failed", log_path);
-    if (pch->note && s.reporter) s.reporter->note(v.name + ": " + *pch->note);
-    if (pch->used && ccache) env["CCACHE_SLOPPINESS"] = ccache_sloppiness(configured_ccache_sloppiness(*ccache));
-  }
-  start_compile();
-  auto run = run_logged(s, v.name, {"ninja", "-C", cmake_dir.string(), "-j", std::to_string(jobs.jobs)}, log_path, env);
-  if (!run) return std::move(run).error();
-  if (!run->success()) return build_failure(v.name, "compilation failed", log_path);
-  if (s.remote_cache && ccache && s.reporter) {
-    auto log = util::read_file(stats_log);
-    s.reporter->note(v.name + ": " + describe(parse_stats_log(log ? *log : std::string())));
-  }
-  if (!fs::exists(out.library)) return build_failure(v.name, "the module " + out.library.string() + " was not built", log_path);
-  // Reproducible modules: the linker's build id also covers names removed after the link.
-  if (auto derived = abi::derive_build_id(out.library); !derived) return std::move(derived).error();
-  return out;
-}
 
 // The packages that the variant's python-depends install, for the import check: each with the
 // module it provides (registry entries without one are not probed).

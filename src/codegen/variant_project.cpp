@@ -199,9 +199,11 @@ std::string render_tvm_ffi_backend_setup(const VariantProjectInput& input) {
              "if(KB_HAVE_NO_GNU_UNIQUE)\n"
              "  target_compile_options(" + t + " PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-fno-gnu-unique>)\n"
              "endif()\n"
-             "if(KB_NVCC_THREADS)\n"
-             "  target_compile_options(" + t + " PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:--threads=${KB_NVCC_THREADS}>)\n"
-             "endif()\n";
+             + (input.nvcc_threads_option ? "if(KB_NVCC_THREADS)\n"
+                                            "  target_compile_options(" + t +
+                                                " PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:--threads=${KB_NVCC_THREADS}>)\n"
+                                            "endif()\n"
+                                          : std::string());
     case Backend::xpu:
       return "target_link_options(" + t + " PRIVATE -fsycl -fsycl-targets=spir64_gen,spir64\n"
              "  \"-Xsycl-target-backend=spir64_gen\" \"-device pvc,xe-lpg,ats-m150\")\n";
@@ -226,14 +228,16 @@ std::string render_backend_setup(const VariantProjectInput& input) {
              "target_link_libraries(" + t + " PRIVATE torch_cuda c10_cuda CUDA::cudart)\n"
              "if(KB_HAVE_NO_GNU_UNIQUE)\n"
              "  target_compile_options(" + t + " PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-fno-gnu-unique>)\n"
-             "endif()\n"
-             "# nvcc's --threads (architectures of a source compiled in parallel): from kernel-builder, else\n"
-             "# NVCC_THREADS at configure time.\n"
-             "if(KB_NVCC_THREADS)\n"
-             "  target_compile_options(" + t + " PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:--threads=${KB_NVCC_THREADS}>)\n"
-             "elseif(DEFINED ENV{NVCC_THREADS})\n"
-             "  target_compile_options(" + t + " PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:--threads=$ENV{NVCC_THREADS}>)\n"
-             "endif()\n";
+             "endif()\n" +
+             (input.nvcc_threads_option
+                  ? "# nvcc's --threads (architectures of a source compiled in parallel): from kernel-builder, else\n"
+                    "# NVCC_THREADS at configure time.\n"
+                    "if(KB_NVCC_THREADS)\n"
+                    "  target_compile_options(" + t + " PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:--threads=${KB_NVCC_THREADS}>)\n"
+                    "elseif(DEFINED ENV{NVCC_THREADS})\n"
+                    "  target_compile_options(" + t + " PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:--threads=$ENV{NVCC_THREADS}>)\n"
+                    "endif()\n"
+                  : std::string());
     case Backend::rocm:
       return "target_link_libraries(" + t + " PRIVATE torch_hip c10_hip)\n";
     case Backend::xpu:

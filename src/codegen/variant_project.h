@@ -31,6 +31,11 @@ struct VariantProjectInput {
   // those among them that get no per-source compile options are compiled with
   // `-include ${KB_TORCH_PCH}` when the configure command sets KB_TORCH_PCH and the compiler is GCC.
   std::vector<std::string> torch_header_sources;
+  // nvcc's --threads in the project's compile options (KB_NVCC_THREADS, else NVCC_THREADS at
+  // configure time), as create-pyproject's projects have it. The variant build turns it off: it
+  // passes the threads through the compile step's environment, so that they stay out of the
+  // compile commands (docs/build-engine.md).
+  bool nvcc_threads_option = true;
 };
 
 // Files: `CMakeLists.txt` and `registration.h`.

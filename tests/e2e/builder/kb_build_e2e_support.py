@@ -1,8 +1,11 @@
 """Helpers shared by the build-engine end-to-end tests (imported by path: pytest runs with
 --import-mode=importlib, so conftest.py cannot be imported by test modules)."""
+import re
 import shutil
 import subprocess
 from pathlib import Path
+
+import pytest
 
 DATA = Path(__file__).parent / "data"
 
@@ -45,3 +48,24 @@ def shape_error_script(call: str) -> str:
         "else:\n"
         "    raise AssertionError('no error for mismatched shapes')\n"
     )
+
+
+def nvcc() -> str:
+    """The CUDA compiler, or a skip when there is none."""
+    for candidate in [Path("/usr/local/cuda/bin/nvcc"), shutil.which("nvcc")]:
+        if candidate and Path(candidate).exists():
+            return str(candidate)
+    pytest.skip("nvcc not available")
+
+
+def cuda_variant(kb_python) -> str:
+    """The CUDA variant the test interpreter builds with nvcc, e.g. torch211-cxx11-cu130-x86_64-linux;
+    a skip when its torch is not a CUDA build."""
+    release = re.search(r"release (\d+)\.(\d+)", subprocess.run([nvcc(), "--version"], capture_output=True,
+                                                                 text=True).stdout)
+    torch = subprocess.run([str(kb_python), "-c", "import torch; print(torch.__version__.split('+')[0]);"
+                            "print(torch.version.cuda or '')"], capture_output=True, text=True).stdout.split("\n")
+    if not torch[1]:
+        pytest.skip("the test interpreter's torch is not a CUDA build")
+    major, minor = torch[0].split(".")[:2]
+    return f"torch{major}{minor}-cxx11-cu{release.group(1)}{release.group(2)}-x86_64-linux"

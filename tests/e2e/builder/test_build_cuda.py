@@ -4,7 +4,6 @@ runs because torch's CUDA libraries load without a GPU). The addone fixture's .c
 headers again for every capability, over a minute each here. Several capabilities are checked on
 the cuda_anon fixture, whose device code has no torch headers."""
 import json
-import re
 import shutil
 import subprocess
 import sys
@@ -13,16 +12,9 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from kb_build_e2e_support import copy_fixture, import_check_script, run_build, shape_error_script  # noqa: E402
+from kb_build_e2e_support import copy_fixture, cuda_variant, import_check_script, run_build, shape_error_script  # noqa: E402
 
 pytestmark = pytest.mark.slow
-
-
-def _nvcc() -> str:
-    for candidate in [Path("/usr/local/cuda/bin/nvcc"), shutil.which("nvcc")]:
-        if candidate and Path(candidate).exists():
-            return str(candidate)
-    pytest.skip("nvcc not available")
 
 
 def _cuobjdump() -> str:
@@ -39,22 +31,10 @@ def _cuobjdump() -> str:
     pytest.fail("cuobjdump not found: install nvidia-cuda-cuobjdump (requirements/dev.txt)")
 
 
-def _cuda_variant(kb_python) -> str:
-    nvcc = _nvcc()
-    release = re.search(r"release (\d+)\.(\d+)", subprocess.run([nvcc, "--version"], capture_output=True,
-                                                                 text=True).stdout)
-    torch = subprocess.run([str(kb_python), "-c", "import torch; print(torch.__version__.split('+')[0]);"
-                            "print(torch.version.cuda or '')"], capture_output=True, text=True).stdout.split("\n")
-    if not torch[1]:
-        pytest.skip("the test interpreter's torch is not a CUDA build")
-    major, minor = torch[0].split(".")[:2]
-    return f"torch{major}{minor}-cxx11-cu{release.group(1)}{release.group(2)}-x86_64-linux"
-
-
 def _build(tmp_path, kernel_builder, kb_python, fixture: str, unit: str, capabilities: str, unique_id: str):
     """Builds the CUDA variant of `fixture` with `unit` compiled for `capabilities` (a TOML list);
     the variant directory and its metadata."""
-    variant = _cuda_variant(kb_python)
+    variant = cuda_variant(kb_python)
     project = copy_fixture(fixture, tmp_path)
     toml = (project / "build.toml").read_text()
     line = toml.index("cuda-capabilities = ", toml.index(f"[kernel.{unit}]"))

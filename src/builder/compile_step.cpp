@@ -1,0 +1,205 @@
+// Performing the compile plan of one arch variant (see compile_step.h).
+#include "builder/compile_step.h"
+
+#include <cstdlib>
+
+#include "abi/check.h"
+#include "builder/build_log.h"
+#include "builder/cmake_cache.h"
+#include "builder/cmake_seed.h"
+#include "builder/compile_plan.h"
+#include "builder/header_deps.h"
+#include "builder/jobs.h"
+#include "builder/portable.h"
+#include "builder/remote_cache.h"
+#include "builder/reproducible.h"
+#include "builder/torch_pch.h"
+#include "builder/user_cache.h"
+#include "codegen/variant_project.h"
+#include "util/fs.h"
+#include "util/prelude.h"
+#include "util/process.h"
+
+namespace kb::builder {
+
+using config::Backend;
+
+namespace {
+
+std::optional<std::string> environment_variable(const char* name) {
+  const char* value = std::getenv(name);
+  if (!value) return std::nullopt;
+  return std::string(value);
+}
+
+// What the plan needs from the disk, the environment and the network.
+Result<CompileFacts> gather_compile_facts(const BuildSettings& s, const PlannedVariant& v, const fs::path& work) {
+  const Toolchain& t = *v.toolchain;
+  CompileFacts facts;
+  HeaderFetchSettings fetch = header_fetch_settings(s.offline);
+  fetch.note = [&](const std::string& line) {
+    if (s.reporter) s.reporter->note(line);
+  };
+  auto header_deps =
+      resolve_header_dependencies(*s.config, v.backend, dependency_environment(), default_dependency_cache(), &fetch);
+  if (!header_deps) return std::move(header_deps).error();
+  for (const auto& note : header_deps->notes) {
+    if (s.reporter) s.reporter->note(v.name + ": " + note);
+  }
+  facts.header_dependency_dirs = header_deps->include_dirs;
+  if (s.header_cache && !v.stable_abi && v.flavour != Flavour::tvm_ffi) {
+    const auto& torch = std::get<config::TorchConfig>(s.config->framework);
+    std::vector<std::string> sources = torch.src;
+    std::vector<std::string> dirs = codegen::module_include_dirs(*s.config);
+    for (const auto* unit : s.config->units_for(v.backend)) {
+      sources.insert(sources.end(), unit->src.begin(), unit->src.end());
+      for (const auto& inc : unit->include.value_or(std::vector<std::string>{})) dirs.push_back(inc);
+    }
+    facts.torch_header_sources = torch_header_sources(s.project, sources, dirs);
+  }
+  if (s.portable && t.system == "Linux") {
+    std::string policy = s.manylinux ? *s.manylinux : abi::default_policy_for_torch(t.torch_major_minor().to_string());
+    auto portable = prepare_portable_link(work / "portable", policy, t.machine);
+    if (!portable) return std::move(portable).error();
+    facts.portable = std::move(*portable);
+  }
+  if (s.use_compiler_cache) facts.ccache = util::find_program("ccache");
+  facts.source_date_epoch = source_date_epoch(s.project);
+  facts.nvcc_threads_in_env = nvcc_threads_in_env();
+  facts.nvcc_append_flags = environment_variable("NVCC_APPEND_FLAGS");
+  return facts;
+}
+
+// Runs CMake's configure. An empty build directory of a CPU or CUDA variant starts from the
+// compiler identification its toolchain had last time (cmake_seed.h): CMake then skips compiling
+// and running its identification programs. A seeded configure that fails is run again unseeded.
+util::Status configure_project(const BuildSettings& s, const PlannedVariant& v, const CompilePlan& plan,
+                               const fs::path& log_path) {
+  std::error_code ec;
+  std::optional<std::string> identity;
+  fs::path seeds = user_cache_dir() / "cmake-seeds";
+  if (plan.seed_configure && !fs::exists(plan.cmake_dir / "CMakeCache.txt", ec)) {
+    identity = cmake_seed_identity(plan.configure, plan.seed_languages, effective_environment(plan.configure_env),
+                                   host_release());
+    fs::remove_all(plan.cmake_dir, ec);  // what an interrupted configure left
+  }
+  fs::path seed = identity ? apply_cmake_seed(seeds, *identity, plan.cmake_dir) : fs::path();
+  if (!seed.empty()) append_log(log_path, "compiler identification seeded from " + seed.string());
+  auto run = run_logged(s, v.name, plan.configure, log_path, plan.configure_env);
+  if (!run) return std::move(run).error();
+  if (!run->success() && !seed.empty()) {
+    append_log(log_path, "the configure with a seeded compiler identification failed; configuring again without it");
+    forget_cmake_seed(seeds, *identity);
+    fs::remove_all(plan.cmake_dir, ec);
+    seed.clear();
+    run = run_logged(s, v.name, plan.configure, log_path, plan.configure_env);
+    if (!run) return std::move(run).error();
+  }
+  if (!run->success()) return build_failure(v.name, "CMake configuration failed", log_path);
+  // The next clean build directory with this toolchain starts from this identification.
+  if (identity && seed.empty()) (void)save_cmake_seed(seeds, *identity, plan.cmake_dir);
+  return {};
+}
+
+// Configures when the build directory is new, was made elsewhere, or the configure command changed.
+util::Status configure_if_needed(const BuildSettings& s, const PlannedVariant& v, const CompilePlan& plan,
+                                 const fs::path& log_path) {
+  if (auto old = foreign_cmake_cache(plan.cmake_dir)) {
+    // The kernel directory was moved or copied: CMake refuses a cache made elsewhere.
+    if (s.reporter) {
+      s.reporter->note(v.name + ": the CMake cache was made in `" + old->string() +
+                       "` (the kernel directory was moved or copied); resetting it");
+    }
+    std::error_code reset_error;
+    fs::remove_all(plan.cmake_dir, reset_error);
+  }
+  auto previous = util::read_file(plan.configure_stamp);
+  if (fs::exists(plan.cmake_dir / "CMakeCache.txt") && previous && *previous == plan.configure_key) return {};
+  if (s.reporter) s.reporter->stage(v.name, Stage::configure);
+  KB_TRY(configure_project(s, v, plan, log_path));
+  return util::write_file_atomic(plan.configure_stamp, plan.configure_key);
+}
+
+// The torch header cache: links (or first builds) the precompiled torch headers. While a new entry
+// is precompiled (one process), the sources that do not use it (.cu files, light C++ sources)
+// compile on the other cores; a failure among them ends the build after it. Adds ccache's
+// sloppiness to `env` when the cache is used.
+util::Status prepare_header_cache(const BuildSettings& s, const PlannedVariant& v, const std::string& ops_id,
+                                  const CompilePlan& plan, const fs::path& log_path,
+                                  std::map<std::string, std::string>& env, const std::function<void()>& start_compile) {
+  const Toolchain& t = *v.toolchain;
+  std::optional<std::string> launcher;
+  if (plan.ccache) launcher = plan.ccache->string();
+  ProjectSpecifics specifics{plan.pch_header, s.project, ops_id, launcher};
+  TorchInstall torch{t.torch_version, t.include_dirs.empty() ? fs::path() : fs::path(t.include_dirs[0])};
+  bool failed_meanwhile = false;
+  auto meanwhile = [&](const std::vector<std::string>& outputs) {
+    if (plan.jobs.jobs < 2) return;
+    start_compile();
+    auto run = run_logged(s, v.name, ninja_command(plan, plan.jobs.jobs - 1, outputs), log_path, env);
+    failed_meanwhile = run && !run->success();
+  };
+  auto on_create = [&] {
+    if (s.reporter) s.reporter->note(v.name + ": precompiling the torch headers into the header cache (once per toolchain and flags)");
+  };
+  auto pch = prepare_torch_pch(plan.cmake_dir, specifics, torch, log_path, on_create, meanwhile);
+  if (!pch) return std::move(pch).error();
+  if (failed_meanwhile) return build_failure(v.name, "compilation failed", log_path);
+  if (pch->note && s.reporter) s.reporter->note(v.name + ": " + *pch->note);
+  if (pch->used && plan.ccache) env["CCACHE_SLOPPINESS"] = ccache_sloppiness(configured_ccache_sloppiness(*plan.ccache));
+  return {};
+}
+
+// Configure, header cache, Ninja and ccache's statistics.
+util::Status run_compile(const BuildSettings& s, const PlannedVariant& v, const std::string& ops_id,
+                         const CompilePlan& plan, const fs::path& log_path, const std::function<void()>& on_compile) {
+  if (plan.jobs.note && s.reporter) s.reporter->note(v.name + ": " + *plan.jobs.note);
+  KB_TRY(configure_if_needed(s, v, plan, log_path));
+  bool compiling = false;
+  auto start_compile = [&] {
+    if (compiling) return;
+    compiling = true;
+    if (on_compile) on_compile();
+    if (s.reporter) s.reporter->stage(v.name, Stage::compile);
+  };
+  std::error_code ignored;
+  if (plan.remote_cache) fs::remove(plan.stats_log, ignored);
+  std::map<std::string, std::string> env = plan.compile_env;
+  if (plan.header_cache) KB_TRY(prepare_header_cache(s, v, ops_id, plan, log_path, env, start_compile));
+  start_compile();
+  auto run = run_logged(s, v.name, ninja_command(plan, plan.jobs.jobs), log_path, env);
+  if (!run) return std::move(run).error();
+  if (!run->success()) return build_failure(v.name, "compilation failed", log_path);
+  if (plan.remote_cache && s.reporter) {
+    auto log = util::read_file(plan.stats_log);
+    s.reporter->note(v.name + ": " + describe(parse_stats_log(log ? *log : std::string())));
+  }
+  return {};
+}
+
+}  // namespace
+
+Result<ArchOutput> compile_arch(const BuildSettings& s, const PlannedVariant& v, const std::string& ops_id,
+                                const fs::path& work, const fs::path& log_path, std::string& stamp_input,
+                                const std::function<bool(const std::string&)>& up_to_date,
+                                const std::function<void()>& on_compile) {
+  auto facts = gather_compile_facts(s, v, work);
+  if (!facts) return std::move(facts).error();
+  auto plan = plan_compile(s, v, ops_id, work, *facts);
+  if (!plan) return std::move(plan).error();
+  KB_TRY(codegen::write_generated_files(plan->generated, plan->files, /*overwrite=*/true, "--force"));
+  stamp_input += plan->stamp_input;
+  ArchOutput out{plan->archs, plan->library, false};
+  // Nothing changed since the last successful build of this variant: not even Ninja runs.
+  if (up_to_date(stamp_input)) {
+    out.up_to_date = true;
+    return out;
+  }
+  KB_TRY(run_compile(s, v, ops_id, *plan, log_path, on_compile));
+  if (!fs::exists(out.library)) return build_failure(v.name, "the module " + out.library.string() + " was not built", log_path);
+  // Reproducible modules: the linker's build id also covers names removed after the link.
+  if (auto derived = abi::derive_build_id(out.library); !derived) return std::move(derived).error();
+  return out;
+}
+
+}  // namespace kb::builder

@@ -1,0 +1,58 @@
+"""What a rebuild compiles (docs/build-engine.md): the compile identity of a variant does not
+depend on the build's parallelism (--cores, --memory-budget, nvcc's threads). Without ccache, so
+that every object Ninja builds is a real compile."""
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+from kb_build_e2e_support import copy_fixture, cuda_variant, run_build  # noqa: E402
+
+pytestmark = pytest.mark.slow
+
+
+def compiled_objects(project: Path, variant: str) -> list[str]:
+    """The objects the last build of `variant` compiled, from its build.log (Ninja's lines)."""
+    log = (project / "build" / ".kb" / variant / "build.log").read_text()
+    return [line.split(" object ", 1)[1] for line in log.splitlines() if "Building CXX object" in line
+            or "Building CUDA object" in line]
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory, kernel_builder, kb_python, cpu_variant):
+    project = copy_fixture("addone", tmp_path_factory.mktemp("identity"))
+    run_build(kernel_builder, project, kb_python, "--variant", cpu_variant, "--unique-id", "id1", "--no-cache",
+              "--cores", "1")
+    return project
+
+
+def test_parallelism_is_not_part_of_the_compile_identity(built, kernel_builder, kb_python, cpu_variant):
+    build = ["--variant", cpu_variant, "--unique-id", "id1", "--no-cache"]
+    result = run_build(kernel_builder, built, kb_python, *build, "--cores", "2", "--memory-budget", "64")
+    assert f"{cpu_variant}: up to date" in result.stderr
+    # Without the up-to-date stamp, Ninja runs: it must find every object current and CMake's
+    # configure unchanged.
+    (built / "build" / ".kb" / cpu_variant / "stamp").unlink()
+    result = run_build(kernel_builder, built, kb_python, *build, "--cores", "2", "--memory-budget", "64")
+    assert f"{cpu_variant}: done" in result.stderr or "Built 1 variant(s)" in result.stderr
+    assert compiled_objects(built, cpu_variant) == []
+    log = (built / "build" / ".kb" / cpu_variant / "build.log").read_text()
+    assert "$ cmake " not in log and "Re-running CMake" not in log
+
+
+def test_cuda_compile_identity_does_not_depend_on_nvcc_threads(tmp_path, kernel_builder, kb_python):
+    """--cores 1 compiles each .cu for its two capabilities one after the other; --cores 8 gives
+    nvcc two threads (jobs.h). The second build must find every object current."""
+    cuda = cuda_variant(kb_python)
+    project = copy_fixture("cuda_anon", tmp_path)
+    toml = (project / "build.toml").read_text()
+    (project / "build.toml").write_text(toml.replace('cuda-capabilities = ["9.0"]', 'cuda-capabilities = ["8.0", "9.0"]'))
+    build = ["--variant", cuda, "--unique-id", "cu1", "--no-cache", "--skip-checks"]
+    run_build(kernel_builder, project, kb_python, *build, "--cores", "1")
+    assert len(compiled_objects(project, cuda)) >= 2
+    (project / "build" / ".kb" / cuda / "stamp").unlink()
+    run_build(kernel_builder, project, kb_python, *build, "--cores", "8", "--memory-budget", "64")
+    assert compiled_objects(project, cuda) == []
+    log = (project / "build" / ".kb" / cuda / "build.log").read_text()
+    assert "$ cmake " not in log and "Re-running CMake" not in log
