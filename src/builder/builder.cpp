@@ -21,6 +21,7 @@
 #include "builder/variant_build.h"
 #include "codegen/card/card_context.h"
 #include "config/reader.h"
+#include "config/source_files.h"
 #include "util/fs.h"
 #include "util/prelude.h"
 #include "util/process.h"
@@ -221,6 +222,7 @@ Result<BuildSummary> run_build(const BuildOptions& options, BuildReporter& repor
   if (!project) return std::move(project).error();
   auto config = config::load_build_config(*project);
   if (!config) return std::move(config).error();
+  KB_TRY(config::check_source_files(*project));  // before CMake, which would not name the file
   // One build per directory at a time; what an interrupted build left in staging goes first.
   auto directory_lock = BuildLock::acquire(*project / "build");
   if (!directory_lock) return std::move(directory_lock).error();

@@ -2,10 +2,13 @@
 // usage errors (exit 2) and uncaught exceptions (exit 1); its --help ends with util/exit_code.h's table.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 
 #include <CLI/CLI.hpp>
+
+#include "util/result.h"
 
 namespace kb::cli {
 
@@ -13,6 +16,7 @@ struct ProgramInfo {
   std::string name;         // e.g. "kernel-builder"
   std::string description;  // first line of --help
   std::string footer;       // shown after the command list in --help, before the exit-status table
+  std::string failure_meaning;  // what exit status 1 means for this program, in the exit-status table
 };
 
 // "kernel-builder 0.1.0 (abc1234def...)" with "-dirty" when built from a dirty tree.
@@ -23,6 +27,10 @@ bool builder_dirty();
 
 // The root CLI11 app of the running program (for `completions`); valid during run_program.
 const CLI::App& root_app();
+
+// After CLI11 refused arguments it does not know: "unknown command `biuld` for `kernel-builder`"
+// or "unknown option `--varient` for `kernel-builder build`", with the closest name as a hint.
+std::optional<util::Error> unknown_argument_error(const CLI::App& root);
 
 int run_program(const ProgramInfo& info, int argc, char** argv);
 

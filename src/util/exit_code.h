@@ -24,7 +24,7 @@ struct ExitCodeMeaning {
 
 inline constexpr std::array<ExitCodeMeaning, 3> kExitCodes{{
     {ExitCode::success, "success"},
-    {ExitCode::failure, "error (a failed build, check, request or file operation, a declined prompt)"},
+    {ExitCode::failure, "error"},
     {ExitCode::usage, "usage error (unknown command or option, bad option value, a path argument that is not a "
                       "directory)"},
 }};
@@ -34,7 +34,8 @@ inline int to_int(ExitCode code) { return static_cast<int>(code); }
 // ErrorKind::usage -> usage, every other kind -> failure.
 ExitCode exit_code_for(const Error& error);
 
-// "Exit status:" followed by one indented line per row of kExitCodes, for --help.
-std::string exit_status_help();
+// "Exit status:" followed by one indented line per row of kExitCodes, for --help; the failure row
+// reads "error (<failure_meaning>)", the failures of that program.
+std::string exit_status_help(std::string_view failure_meaning);
 
 }  // namespace kb::util

@@ -48,6 +48,8 @@ std::string to_lower(std::string_view text) {
 }
 
 size_t edit_distance(std::string_view a, std::string_view b) {
+  // Optimal string alignment: a swap of two neighbouring letters ("biuld") is one edit, as typed.
+  std::vector<size_t> before(b.size() + 1);
   std::vector<size_t> previous(b.size() + 1);
   std::vector<size_t> current(b.size() + 1);
   for (size_t j = 0; j <= b.size(); ++j) previous[j] = j;
@@ -56,7 +58,11 @@ size_t edit_distance(std::string_view a, std::string_view b) {
     for (size_t j = 1; j <= b.size(); ++j) {
       size_t substitution = previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
       current[j] = std::min({previous[j] + 1, current[j - 1] + 1, substitution});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) {
+        current[j] = std::min(current[j], before[j - 2] + 1);
+      }
     }
+    std::swap(before, previous);
     std::swap(previous, current);
   }
   return previous[b.size()];

@@ -1,5 +1,6 @@
 """Helpers shared by the end-to-end tests of the CLIs' contracts (exit statuses, stdout)."""
 import subprocess
+from pathlib import Path
 
 # The smallest valid build.toml: one CPU kernel (its sources need not exist for the commands that
 # only read the configuration).
@@ -18,6 +19,14 @@ backend = "cpu"
 depends = ["torch"]
 src = ["relu/relu.cpp"]
 """
+
+
+def write_minimal_project(directory: Path) -> None:
+    """MINIMAL_BUILD_TOML and the (empty) source files it lists, which check-config requires."""
+    (directory / "build.toml").write_text(MINIMAL_BUILD_TOML)
+    for source in ("torch-ext/torch_binding.cpp", "relu/relu.cpp"):
+        (directory / source).parent.mkdir(parents=True, exist_ok=True)
+        (directory / source).touch()
 
 
 def run(binary, *args, **kwargs):

@@ -10,6 +10,20 @@ import pytest
 
 GOLDEN = Path(__file__).parent / "golden" / "errors"
 INVALID_TOML = '[general]\nname = "x"\n'
+MISSING_SOURCE_TOML = """[general]
+name = "relu"
+version = 1
+license = "Apache-2.0"
+backends = ["cpu"]
+
+[torch]
+src = ["torch-ext/torch_binding.cpp", "torch-ext/torch_binding.h"]
+
+[kernel.relu]
+backend = "cpu"
+depends = ["torch"]
+src = ["relu_cpu/relu.cpp", "relu_cpu/relu.h"]
+"""
 
 # name -> (program, arguments, files to create in the scratch directory)
 CASES = {
@@ -22,6 +36,11 @@ CASES = {
                                 {"p/build.toml": '[general]\nname = "p"\nbackends = ["cpu"]\n'}),
     "unknown-command": ("kernel_builder", ["frobnicate"], {}),
     "unknown-option": ("kernel_builder", ["hash", "--frobnicate"], {}),
+    "misspelt-command": ("kernel_builder", ["biuld"], {}),
+    "misspelt-option": ("kernel_builder", ["build", "--varient", "x"], {}),
+    "unexpected-argument": ("kernel_builder", ["hash", "a", "b"], {}),
+    "check-config-missing-source-file": ("kernel_builder", ["check-config", "p"], {
+        "p/build.toml": MISSING_SOURCE_TOML, "p/torch-ext/torch_binding.cpp": "", "p/relu_cpu/relu.h": ""}),
     "bad-option-value": ("kernel_hub", ["serve", "--root", "root", "--port", "0", "--max-file-size", "1.5G"], {}),
     "hub-invalid-organization-name": ("kernel_hub", ["org", "add", "bad/name", "--root", "root"], {}),
     "hub-missing-required-option": ("kernel_hub", ["user", "add", "alice"], {}),

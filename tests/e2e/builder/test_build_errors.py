@@ -45,6 +45,20 @@ def test_unprefixed_registration_fails_lint(tmp_path, kernel_builder, kb_python,
     assert "_fine" not in result.stderr
 
 
+def test_missing_source_file_is_named_before_cmake_runs(tmp_path, kernel_builder, kb_python, cpu_variant):
+    project = copy_fixture("addone", tmp_path)
+    (project / "addone_cpu" / "addone_cpu.cpp").unlink()
+    result = run_build(kernel_builder, project, kb_python, "--variant", cpu_variant, check=False)
+    assert result.returncode == 1
+    assert result.stderr.endswith(
+        "error: 1 source file listed in build.toml does not exist\n"
+        f"Caused by: {project}/build.toml:14:8: source file `addone_cpu/addone_cpu.cpp` does not exist\n"
+        'src = ["addone_cpu/addone_cpu.cpp"]\n'
+        "       ^~~~~~~~~~~~~~~~~~~~~~~~~~~\n"
+        "hint: create it, or remove it from this `src` list\n")
+    assert "CMake" not in result.stderr
+
+
 @pytest.mark.slow
 def test_failed_compile_leaves_no_variant_dir(tmp_path, kernel_builder, kb_python, cpu_variant):
     project = copy_fixture("addone", tmp_path)

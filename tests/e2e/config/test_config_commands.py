@@ -1,4 +1,5 @@
 """End-to-end tests of `kernel-builder check-config` and `update-build` (exit status, exact output)."""
+import re
 import subprocess
 from pathlib import Path
 
@@ -61,7 +62,11 @@ def run(binary: Path, *args: str, cwd: Path | None = None) -> subprocess.Complet
 
 
 def write(tmp_path: Path, text: str) -> Path:
+    """build.toml and the source files it lists (check-config reports missing ones)."""
     (tmp_path / "build.toml").write_text(text)
+    for source in re.findall(r'"([\w-]+/[\w.]+)"', text):
+        (tmp_path / source).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / source).touch()
     return tmp_path
 
 

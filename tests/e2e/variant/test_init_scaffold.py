@@ -17,6 +17,15 @@ def run(binary, *args, cwd, env=None):
     return subprocess.run([str(binary), *args], cwd=cwd, env=full_env, capture_output=True, text=True)
 
 
+def next_steps(cd: str) -> str:
+    return (
+        "\nNext steps:\n"
+        f"  cd {cd}\n"
+        "  kernel-builder build     # build/<variant>/ for every toolchain found (`list-variants --mark`)\n"
+        "  kernel-builder upload    # to the Hub at HF_ENDPOINT, with HF_TOKEN\n"
+    )
+
+
 def tracked_files(repo: Path):
     out = subprocess.run(["git", "-C", str(repo), "diff", "--cached", "--name-only"], capture_output=True, text=True)
     return sorted(out.stdout.split())
@@ -26,7 +35,7 @@ def test_init_creates_a_valid_staged_project(kernel_builder, tmp_path):
     r = run(kernel_builder, "init", "--name", "myorg/my_kernel", "--backends", "cuda", "cpu", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     project = tmp_path / "my-kernel"
-    assert (r.stdout, r.stderr) == ("", f"Initialized `myorg/my-kernel` at {project}\n")
+    assert (r.stdout, r.stderr) == ("", f"Initialized `myorg/my-kernel` at {project}\n" + next_steps("my-kernel"))
     expected = [
         ".gitattributes", ".gitignore", "CARD.md", "benchmarks/benchmark.py", "build.toml", "example.py",
         "flake.nix", "my_kernel_cpu/my_kernel_cpu.cpp", "my_kernel_cuda/my_kernel.cu", "tests/__init__.py",
@@ -49,7 +58,7 @@ def test_init_creates_a_valid_staged_project(kernel_builder, tmp_path):
 def test_init_all_backends_passes_check_config(kernel_builder, tmp_path):
     r = run(kernel_builder, "init", "proj", "--name", "org/addone", "--backends", "all", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
-    assert (r.stdout, r.stderr) == ("", f"Initialized `org/addone` at {tmp_path / 'proj'}\n")
+    assert (r.stdout, r.stderr) == ("", f"Initialized `org/addone` at {tmp_path / 'proj'}\n" + next_steps("proj"))
     toml = (tmp_path / "proj/build.toml").read_text()
     assert 'backends = ["cpu", "cuda", "metal", "rocm", "xpu"]' in toml
     assert "gfx940" not in toml
@@ -83,7 +92,7 @@ def test_init_overwrite_replaces_scaffold_files_only(kernel_builder, tmp_path):
 def test_init_path_as_owner_repo(kernel_builder, tmp_path):
     r = run(kernel_builder, "init", "org/fast_gelu", "--backends", "cpu", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
-    assert (r.stdout, r.stderr) == ("", f"Initialized `org/fast-gelu` at {tmp_path / 'fast-gelu'}\n")
+    assert (r.stdout, r.stderr) == ("", f"Initialized `org/fast-gelu` at {tmp_path / 'fast-gelu'}\n" + next_steps("fast-gelu"))
     assert (tmp_path / "fast-gelu/fast_gelu_cpu/fast_gelu_cpu.cpp").is_file()
 
 

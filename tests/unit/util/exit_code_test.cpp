@@ -18,10 +18,10 @@ TEST(ExitCodeFor, UsageErrorsAreTwoEveryOtherKindIsOne) {
 }
 
 TEST(ExitStatusHelp, ListsEveryRowOfTheTable) {
-  EXPECT_EQ(exit_status_help(),
+  EXPECT_EQ(exit_status_help("a failed build"),
             "Exit status:\n"
             "  0  success\n"
-            "  1  error (a failed build, check, request or file operation, a declined prompt)\n"
+            "  1  error (a failed build)\n"
             "  2  usage error (unknown command or option, bad option value, a path argument that is not a directory)");
 }
 

@@ -14,6 +14,8 @@ TEST(trim, strips_both_ends) { EXPECT_EQ(trim("  x y \n"), "x y"); }
 TEST(edit_distance, counts_single_edits) {
   EXPECT_EQ(edit_distance("backend", "backends"), 1u);
   EXPECT_EQ(edit_distance("kitten", "sitting"), 3u);
+  EXPECT_EQ(edit_distance("biuld", "build"), 1u);  // a swap of neighbours is one edit
+  EXPECT_EQ(edit_distance("ab", "ba"), 1u);
 }
 
 TEST(did_you_mean, suggests_close_keys_only) {

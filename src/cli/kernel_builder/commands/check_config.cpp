@@ -1,5 +1,6 @@
 // `kernel-builder check-config [KERNEL_DIR]`: parse and validate build.toml, printing every error
-// and warning compiler-style; silent when the file is clean (cli.md §1.2).
+// and warning compiler-style (a source file it lists that does not exist is an error); silent when
+// the file is clean.
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -8,6 +9,7 @@
 #include "cli/command_registry.h"
 #include "cli/kernel_builder/commands/kernel_dir.h"
 #include "config/reader.h"
+#include "config/source_files.h"
 #include "util/exit_code.h"
 #include "util/report.h"
 
@@ -24,6 +26,13 @@ int check_config(const Options& options) {
   if (!text) return report_error(text.error());
   std::string shown = config::build_toml_display_path(options.dir);
   config::ParseOutcome outcome = config::parse_build_toml(*text, shown);
+  if (outcome.parsed) {  // the listed sources must exist, as `build` needs them
+    auto missing = config::missing_source_files(*text, shown, options.dir);
+    if (!missing.empty()) {
+      outcome.errors.insert(outcome.errors.end(), missing.begin(), missing.end());
+      outcome.parsed.reset();
+    }
+  }
   std::string report = config::render_diagnostics(outcome.warnings, *text, "warning") +
                        config::render_diagnostics(outcome.errors, *text, "error");
   std::fputs(report.c_str(), stderr);

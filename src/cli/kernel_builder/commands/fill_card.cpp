@@ -1,4 +1,4 @@
-// `kernel-builder fill-card [KERNEL_DIR] [OUTPUT]` (hidden): render CARD.md (build-output.md §10)
+// `kernel-builder fill-card [KERNEL_DIR] [OUTPUT]`: render CARD.md (build-output.md §10)
 // to OUTPUT (then `Generated <path>` on stderr) or stdout.
 #include <iostream>
 
@@ -38,7 +38,7 @@ Action setup(CLI::App& app) {
   return [o] { return exit_status(fill(*o)); };
 }
 
-const RegisterCommand registration("kernel-builder", {"fill-card", "Render the CARD.md template", setup, true, 200});
+const RegisterCommand registration("kernel-builder", {"fill-card", "Render the CARD.md template", setup, false, 200});
 
 }  // namespace
 }  // namespace kb::cli

@@ -102,6 +102,23 @@ util::Result<Target> resolve_target(const Options& options) {
   return Target{identity.value(), fs::absolute(*dir).lexically_normal()};
 }
 
+// What to run next, with the project directory as the user would type it (relative when it is
+// under the current directory).
+std::string next_steps(const fs::path& dir) {
+  std::error_code ec;
+  fs::path shown = dir;
+  fs::path relative = dir.lexically_relative(fs::current_path(ec));
+  if (!ec && !relative.empty() && *relative.begin() != "..") shown = relative;
+  std::string cd = shown.generic_string();
+  if (!cd.empty() && cd.back() == '/') cd.pop_back();
+  std::string out = "\nNext steps:\n";
+  if (cd != ".") out += "  cd " + cd + "\n";
+  out +=
+      "  kernel-builder build     # build/<variant>/ for every toolchain found (`list-variants --mark`)\n"
+      "  kernel-builder upload    # to the Hub at HF_ENDPOINT, with HF_TOKEN\n";
+  return out;
+}
+
 int run_init(const Options& options) {
   auto backends = scaffold::parse_scaffold_backends(options.backends);
   if (!backends) return report_error(backends.error());
@@ -121,6 +138,7 @@ int run_init(const Options& options) {
   std::string dir = target->dir.string();
   if (dir.size() > 1 && dir.back() == '/') dir.pop_back();
   std::fprintf(stderr, "Initialized `%s` at %s\n", target->identity.repo_id.c_str(), dir.c_str());
+  std::fputs(next_steps(target->dir).c_str(), stderr);
   return util::to_int(util::ExitCode::success);
 }
 
