@@ -171,6 +171,44 @@ StubSource render_stub_source(const abi::LibraryDefinitions& definitions, const 
   return out;
 }
 
+namespace {
+
+// Links the stub of one host library into `dir` and writes what `-l<name>` finds there.
+util::Status write_stub_library(const fs::path& dir, const HostLibrary& library, const std::string& glibc_ceiling,
+                                const std::string& cxx) {
+  auto definitions = abi::read_definitions(library.real);
+  if (!definitions) return std::move(definitions).error();
+  std::string soname = definitions->soname.empty() ? library.real.filename().string() : definitions->soname;
+  auto source = render_stub_source(*definitions, glibc_ceiling);
+  fs::path assembly = dir / ("lib" + library.name + ".s"), script = dir / ("lib" + library.name + ".map");
+  KB_TRY(util::write_file_atomic(assembly, source.assembly));
+  KB_TRY(util::write_file_atomic(script, source.version_script));
+  fs::path stub = dir / soname;
+  auto run = util::run_process({cxx, "-shared", "-nostdlib", "-Wl,-soname," + soname,
+                                "-Wl,--version-script=" + script.string(), "-o", stub.string(), assembly.string()});
+  if (!run) return std::move(run).error();
+  if (!run->success()) {
+    Error error(ErrorKind::process, "Cannot link the portable-build stub of " + soname);
+    for (const auto& line : util::split(std::string(util::trim(run->stderr_text)), '\n')) {
+      if (error.causes.size() < 6) error.causes.push_back(line);
+    }
+    return error;
+  }
+  // What `-l<name>` finds in the stub directory: the host's linker script pointing at the stub,
+  // or the stub itself.
+  std::string input = library.script.empty() ? "GROUP ( " + stub.string() + " )\n" : library.script;
+  if (!library.script.empty()) {
+    std::string real = library.real.string();
+    for (size_t at = input.find(real); at != std::string::npos; at = input.find(real, at + stub.string().size())) {
+      input.replace(at, real.size(), stub.string());
+    }
+  }
+  KB_TRY(util::write_file_atomic(dir / ("lib" + library.name + ".so"), input));
+  return {};
+}
+
+}  // namespace
+
 Result<PortableLink> prepare_portable_link(const fs::path& dir, const std::string& policy,
                                            const std::string& architecture, const std::string& cxx) {
   PortableLink link;
@@ -226,36 +264,7 @@ Result<PortableLink> prepare_portable_link(const fs::path& dir, const std::strin
   fs::remove_all(dir, ec);
   fs::create_directories(dir, ec);
   if (ec) return Error(ErrorKind::io, "Cannot create `" + dir.string() + "`").with_cause(ec.message());
-  for (const auto& library : libraries) {
-    auto definitions = abi::read_definitions(library.real);
-    if (!definitions) return std::move(definitions).error();
-    std::string soname = definitions->soname.empty() ? library.real.filename().string() : definitions->soname;
-    auto source = render_stub_source(*definitions, link.glibc_ceiling);
-    fs::path assembly = dir / ("lib" + library.name + ".s"), script = dir / ("lib" + library.name + ".map");
-    KB_TRY(util::write_file_atomic(assembly, source.assembly));
-    KB_TRY(util::write_file_atomic(script, source.version_script));
-    fs::path stub = dir / soname;
-    auto run = util::run_process({cxx, "-shared", "-nostdlib", "-Wl,-soname," + soname,
-                                  "-Wl,--version-script=" + script.string(), "-o", stub.string(), assembly.string()});
-    if (!run) return std::move(run).error();
-    if (!run->success()) {
-      Error error(ErrorKind::process, "Cannot link the portable-build stub of " + soname);
-      for (const auto& line : util::split(std::string(util::trim(run->stderr_text)), '\n')) {
-        if (error.causes.size() < 6) error.causes.push_back(line);
-      }
-      return error;
-    }
-    // What `-l<name>` finds in the stub directory: the host's linker script pointing at the stub,
-    // or the stub itself.
-    std::string input = library.script.empty() ? "GROUP ( " + stub.string() + " )\n" : library.script;
-    if (!library.script.empty()) {
-      std::string real = library.real.string();
-      for (size_t at = input.find(real); at != std::string::npos; at = input.find(real, at + stub.string().size())) {
-        input.replace(at, real.size(), stub.string());
-      }
-    }
-    KB_TRY(util::write_file_atomic(dir / ("lib" + library.name + ".so"), input));
-  }
+  for (const auto& library : libraries) KB_TRY(write_stub_library(dir, library, link.glibc_ceiling, cxx));
   if (link.support_source) {
     KB_TRY(util::write_file_atomic(*link.support_source, support_source(link.policy, before_2_32, bad_array_new_length, default_string_streams,
                                                                                  ios_base_library_init)));

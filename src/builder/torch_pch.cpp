@@ -326,6 +326,72 @@ Result<std::vector<std::string>> pch_compile_args(const std::vector<std::string>
 
 fs::path header_cache_dir() { return user_cache_dir() / "torch-pch"; }
 
+namespace {
+
+// Builds the cache entry `entry` (named `key` under `root`) with the precompile arguments `args`,
+// in a temporary directory renamed into place. The sources of `other_commands` compile beside the
+// precompile (`meanwhile`). Returns why the cache cannot be used, if it cannot.
+std::optional<std::string> create_entry(const fs::path& root, const std::string& key, const fs::path& entry,
+                                        const std::vector<std::string>& args,
+                                        const std::vector<std::string>& other_commands, const fs::path& log_path,
+                                        const std::function<void(const std::vector<std::string>&)>& meanwhile) {
+  std::error_code ec;
+  fs::path temporary = root / (key + ".tmp-" + std::to_string(::getpid()));
+  fs::remove_all(temporary, ec);
+  fs::create_directories(temporary, ec);
+  std::string cannot_write = "the header cache is not used: cannot write " + temporary.string();
+  if (!util::write_file_atomic(temporary / kHeaderName, torch_pch_header_text())) return cannot_write;
+  std::vector<std::string> argv = args;
+  for (const char* extra : {"-x", "c++-header"}) argv.push_back(extra);
+  argv.push_back((temporary / kHeaderName).string());
+  argv.push_back("-o");
+  argv.push_back((temporary / (std::string(kHeaderName) + ".gch")).string());
+  {
+    std::ofstream log(log_path, std::ios::app | std::ios::binary);
+    log << "$ " << util::join(argv, " ") << "\n";
+  }
+  util::ProcessOptions options;
+  options.merge_stderr = true;
+  // The objects of the other sources: the word after -o (the compile_commands.json that
+  // CMake 3.25's Ninja generator writes has no "output" field).
+  std::vector<std::string> other_outputs;
+  for (const auto& command : other_commands) {
+    if (!meanwhile) break;
+    auto words = split_command(command);
+    if (!words) continue;
+    auto o = std::find(words->begin(), words->end(), "-o");
+    if (o != words->end() && o + 1 != words->end()) other_outputs.push_back(*(o + 1));
+  }
+  std::optional<Result<util::ProcessResult>> precompiled;
+  if (!other_outputs.empty()) {
+    // The precompile is one compiler process: the sources that do not use the entry compile
+    // beside it instead of after it.
+    std::thread precompile([&] { precompiled = util::run_process(argv, options); });
+    meanwhile(other_outputs);
+    precompile.join();
+  } else {
+    precompiled = util::run_process(argv, options);
+  }
+  auto& run = *precompiled;
+  {
+    std::ofstream log(log_path, std::ios::app | std::ios::binary);
+    if (run) log << run->stdout_text;
+  }
+  if (!run || !run->success()) {
+    fs::remove_all(temporary, ec);
+    return std::string("the header cache is not used: precompiling <torch/torch.h> failed (see " + log_path.string() + ")");
+  }
+  if (!util::write_file_atomic(temporary / "command", util::join(argv, "\n") + "\n")) return cannot_write;
+  fs::rename(temporary, entry, ec);
+  if (ec) {
+    fs::remove_all(temporary, ec);
+    return "the header cache is not used: cannot create " + entry.string();
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 Result<PreparedPch> prepare_torch_pch(const fs::path& cmake_dir, const ProjectSpecifics& specifics,
                                       const TorchInstall& torch, const fs::path& log_path,
                                       const std::function<void()>& on_create,
@@ -377,56 +443,7 @@ Result<PreparedPch> prepare_torch_pch(const fs::path& cmake_dir, const ProjectSp
     if (!lock.held()) return unused("the header cache is not used: cannot lock " + root.string());
     if (!fs::exists(gch, ec)) {
       if (on_create) on_create();
-      fs::path temporary = root / (out.key + ".tmp-" + std::to_string(::getpid()));
-      fs::remove_all(temporary, ec);
-      fs::create_directories(temporary, ec);
-      KB_TRY(util::write_file_atomic(temporary / kHeaderName, torch_pch_header_text()));
-      std::vector<std::string> argv = *args;
-      for (const char* extra : {"-x", "c++-header"}) argv.push_back(extra);
-      argv.push_back((temporary / kHeaderName).string());
-      argv.push_back("-o");
-      argv.push_back((temporary / (std::string(kHeaderName) + ".gch")).string());
-      {
-        std::ofstream log(log_path, std::ios::app | std::ios::binary);
-        log << "$ " << util::join(argv, " ") << "\n";
-      }
-      util::ProcessOptions options;
-      options.merge_stderr = true;
-      // The objects of the other sources: the word after -o (the compile_commands.json that
-      // CMake 3.25's Ninja generator writes has no "output" field).
-      std::vector<std::string> other_outputs;
-      for (const auto& command : other_commands) {
-        if (!meanwhile) break;
-        auto words = split_command(command);
-        if (!words) continue;
-        auto o = std::find(words->begin(), words->end(), "-o");
-        if (o != words->end() && o + 1 != words->end()) other_outputs.push_back(*(o + 1));
-      }
-      std::optional<Result<util::ProcessResult>> precompiled;
-      if (!other_outputs.empty()) {
-        // The precompile is one compiler process: the sources that do not use the entry compile
-        // beside it instead of after it.
-        std::thread precompile([&] { precompiled = util::run_process(argv, options); });
-        meanwhile(other_outputs);
-        precompile.join();
-      } else {
-        precompiled = util::run_process(argv, options);
-      }
-      auto& run = *precompiled;
-      {
-        std::ofstream log(log_path, std::ios::app | std::ios::binary);
-        if (run) log << run->stdout_text;
-      }
-      if (!run || !run->success()) {
-        fs::remove_all(temporary, ec);
-        return unused("the header cache is not used: precompiling <torch/torch.h> failed (see " + log_path.string() + ")");
-      }
-      KB_TRY(util::write_file_atomic(temporary / "command", util::join(argv, "\n") + "\n"));
-      fs::rename(temporary, entry, ec);
-      if (ec) {
-        fs::remove_all(temporary, ec);
-        return unused("the header cache is not used: cannot create " + entry.string());
-      }
+      if (auto failure = create_entry(root, out.key, entry, *args, other_commands, log_path, meanwhile)) return unused(*failure);
       out.created = true;
     }
     std::ofstream(entry / "last-used", std::ios::trunc) << out.key << "\n";
