@@ -82,7 +82,14 @@ Result<ShellEnvironment> shell_environment(const config::BuildConfig& config, co
     return Error(ErrorKind::config, "No toolchain here can build a variant of `" + config.general.name + "`")
         .with_hint("pass an interpreter with torch using `--python <PATH>`");
   }
+  fs::path build_dir = project / "build";
+  std::error_code ec;
+  auto is_built = [&](const Candidate& c) { return fs::is_regular_file(build_dir / c.built / "metadata.json", ec); };
   const Candidate* chosen = &list.front();
+  if (test_shell && !variant) {  // the first build set in that order that was built, not one that never was
+    auto built = std::find_if(list.begin(), list.end(), is_built);
+    if (built != list.end()) chosen = &*built;
+  }
   if (variant) {
     auto it = std::find_if(list.begin(), list.end(), [&](const Candidate& c) { return c.name == *variant; });
     if (it == list.end()) {
@@ -105,20 +112,21 @@ Result<ShellEnvironment> shell_environment(const config::BuildConfig& config, co
   }
   const char* inherited = std::getenv("PATH");
   env.set["PATH"] = path + (inherited && *inherited ? ":" + std::string(inherited) : "");
-  std::error_code ec;
   if (fs::is_regular_file(bin.parent_path() / "pyvenv.cfg", ec)) env.set["VIRTUAL_ENV"] = bin.parent_path().string();
   env.set["KERNEL_BUILDER_VARIANT"] = chosen->name;
-  fs::path build_dir = project / "build";
   if (config.general.hub && config.general.hub->repo_id) env.set["LOCAL_KERNELS"] = *config.general.hub->repo_id + "=" + build_dir.string();
   if (test_shell) {
     env.built = chosen->built;
-    if (!fs::is_regular_file(build_dir / chosen->built / "metadata.json", ec)) {
+    if (!is_built(*chosen)) {
       return Error(ErrorKind::not_found, "Variant `" + chosen->built + "` is not built in `" + build_dir.string() + "`")
           .with_hint("run `kernel-builder build --variant " + chosen->built + "` first");
     }
     fs::path packages = build_dir / ".kb" / "testshell" / chosen->built;
     env.package = ShellEnvironment::Link{packages / config.general.python_name(), build_dir / chosen->built};
-    env.set["PYTHONPATH"] = packages.string() + ":" + (build_dir / chosen->built).string();
+    // Prepended: a `kernels` (or anything else) the user has on PYTHONPATH stays importable.
+    const char* python_path = std::getenv("PYTHONPATH");
+    env.set["PYTHONPATH"] = packages.string() + ":" + (build_dir / chosen->built).string() +
+                            (python_path && *python_path ? ":" + std::string(python_path) : "");
     env.unset.push_back("LD_LIBRARY_PATH");
   }
   return env;

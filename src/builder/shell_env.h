@@ -35,8 +35,10 @@ struct ShellEnvironment {
 
 // Keys: the arch names the configured toolchains give (for noarch projects, the Torch arch name
 // of each toolchain's backend). Default: CUDA < ROCm < XPU < Metal < CPU, then the newest Torch,
-// then the oldest toolkit. Unknown `variant` -> "Unknown variant `<V>`.\nValid variants for
-// this architecture are: <list>". `test_shell`: the variant must be built (build/<v>/metadata.json).
+// then the oldest toolkit; for `test_shell`, the first in that order that is built. Unknown
+// `variant` -> "Unknown variant `<V>`.\nValid variants for this architecture are: <list>".
+// `test_shell`: the variant must be built (build/<v>/metadata.json); its directories go before
+// the inherited PYTHONPATH.
 util::Result<ShellEnvironment> shell_environment(const config::BuildConfig& config, const std::filesystem::path& project,
                                                  const std::vector<Toolchain>& toolchains,
                                                  const std::optional<std::string>& variant, bool test_shell);

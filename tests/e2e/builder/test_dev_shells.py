@@ -1,7 +1,7 @@
-"""`kernel-builder devshell` / `testshell` (cli.md §1.2, issue 12 item 4): a command after `--`
-runs in the kernel directory with the chosen build set's toolchain first on PATH; testshell also
-makes the built variant importable by its package name, puts its directory on PYTHONPATH and
-clears LD_LIBRARY_PATH."""
+"""`kernel-builder devshell` / `testshell` (docs/cli.md): a command after `--` runs in the kernel
+directory with the chosen build set's toolchain first on PATH; testshell also makes the built
+variant importable by its package name, puts its directory before the inherited PYTHONPATH and
+clears LD_LIBRARY_PATH; by default it takes a variant that was built."""
 import json
 import os
 import subprocess
@@ -61,11 +61,12 @@ def test_testshell_puts_the_built_variant_on_pythonpath(cpu_build, cpu_variant, 
     project = cpu_build["project"]
     variant = project / "build" / cpu_variant
     ops_id = json.loads((variant / "metadata.json").read_text())["id"]
-    env = dict(os.environ, LD_LIBRARY_PATH="/nonexistent")
+    # A `kernels` installed through PYTHONPATH must stay importable inside the shell.
+    env = dict(os.environ, LD_LIBRARY_PATH="/nonexistent", PYTHONPATH=str(project / "user-site"))
     # The variant by its package name (`import addone`, as upstream kernels' tests do), and its
     # directory on the path as well.
     code = SHOW_ENV + (
-        "\nimport importlib.util\nroot = os.environ['PYTHONPATH'].split(':')[-1]\n"
+        "\nimport importlib.util\nroot = os.environ['PYTHONPATH'].split(':')[1]\n"
         f"spec = importlib.util.spec_from_file_location({ops_id!r}, os.path.join(root, '__init__.py'), "
         "submodule_search_locations=[root])\n"
         f"module = importlib.util.module_from_spec(spec)\nsys.modules[{ops_id!r}] = module\n"
@@ -78,9 +79,21 @@ def test_testshell_puts_the_built_variant_on_pythonpath(cpu_build, cpu_variant, 
                        "python", "-c", code, env=env)
         assert result.returncode == 0, result.stderr
         seen = json.loads(result.stdout.splitlines()[0])
-        assert seen["pythonpath"].split(":") == [str(project / "build" / ".kb" / "testshell" / cpu_variant), str(variant)]
+        assert seen["pythonpath"].split(":") == [str(project / "build" / ".kb" / "testshell" / cpu_variant), str(variant),
+                                                 str(project / "user-site")]
         assert seen["ld"] is None
         assert result.stdout.splitlines()[1] == str(variant / "__init__.py")
+
+
+def test_testshell_defaults_to_the_variant_that_was_built(cpu_build, cpu_variant, kernel_builder, kb_python,
+                                                          torch215_python):
+    # torch 2.15 ranks first (the newest torch), but only the torch 2.11 variant was built.
+    project = cpu_build["project"]
+    assert not (project / "build" / cpu_variant.replace("torch211", "torch215")).exists()
+    result = shell(kernel_builder, "testshell", project, "--python", kb_python, "--python", torch215_python, "--",
+                   "python", "-c", SHOW_ENV)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["variant"] == cpu_variant
 
 
 def test_testshell_needs_a_built_variant(tmp_path, kernel_builder, kb_python):
