@@ -3,10 +3,11 @@ verify-signature."""
 from __future__ import annotations
 
 import argparse
+import difflib
 import json
 import sys
 from pathlib import Path
-from typing import List, Optional
+from typing import Dict, List, Optional
 
 from kernels import _core
 from kernels._system import user_agent
@@ -304,7 +305,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--explain", action="store_true", help="Print the decision trace (one reason per variant)")
     p.set_defaults(func=cmd_variants)
 
-    p = sub.add_parser("benchmark", help="Run a kernel's benchmarks/benchmark*.py (docs/benchmarks.md)")
+    p = sub.add_parser("benchmark", help="Run a kernel's benchmarks/benchmark*.py and report the timings")
     p.add_argument("repo_id", help="A Hub repo id (org/name, org/name@v1) or a local kernel project (uses its build/)")
     group = p.add_mutually_exclusive_group()
     group.add_argument("--branch", help="Hub branch, tag or commit to benchmark")
@@ -337,8 +338,62 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+# Commands of Hugging Face's `kernels` CLI that another program of this project runs.
+MOVED_COMMANDS = {
+    "upload": "kernel-builder upload",
+    "init": "kernel-builder init",
+    "generate-readme": "kernel-builder fill-card",
+}
+
+
+def _subcommands(parser: argparse.ArgumentParser) -> Dict[str, argparse.ArgumentParser]:
+    for action in parser._actions:  # argparse has no public accessor for its subparsers
+        if isinstance(action, argparse._SubParsersAction):
+            return dict(action.choices)
+    return {}
+
+
+def _usage_error(message: str, hint: str) -> int:
+    print(f"error: {message}\nhint: {hint}", file=sys.stderr)
+    return 2
+
+
+def _unknown_argument(parser: argparse.ArgumentParser, argv: List[str]) -> Optional[int]:
+    """A misspelt or moved command, or an option the command lacks: the usage error with the closest
+    name (or the program that has the command) as a hint; None when argparse should decide."""
+    commands = _subcommands(parser)
+    words = [a for a in argv if not a.startswith("-")]
+    if not words:
+        return None
+    command = words[0]
+    if command not in commands:
+        if command in MOVED_COMMANDS:
+            return _usage_error(f"unknown command `{command}` for `kernels`",
+                                f"run `{MOVED_COMMANDS[command]}` instead (the tools wheel installs `kernel-builder`)")
+        close = difflib.get_close_matches(command, list(commands), n=1)
+        return _usage_error(f"unknown command `{command}` for `kernels`",
+                            f"did you mean `{close[0]}`?" if close else "run `kernels --help` for its commands")
+    _, extras = parser.parse_known_args(argv)
+    if not extras:
+        return None
+    subparser = commands[command]
+    word = extras[0].split("=", 1)[0]
+    if not word.startswith("-"):
+        return _usage_error(f"unexpected argument `{word}` for `kernels {command}`",
+                            f"run `kernels {command} --help` for its arguments")
+    close = difflib.get_close_matches(word, list(subparser._option_string_actions), n=1)
+    return _usage_error(f"unknown option `{word}` for `kernels {command}`",
+                        f"did you mean `{close[0]}`?" if close else f"run `kernels {command} --help` for its options")
+
+
 def main(argv: Optional[List[str]] = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    arguments = sys.argv[1:] if argv is None else list(argv)
+    if "-h" not in arguments and "--help" not in arguments:
+        status = _unknown_argument(parser, arguments)
+        if status is not None:
+            return status
+    args = parser.parse_args(arguments)
     try:
         return args.func(args)
     except (ValueError, FileNotFoundError, OSError, ImportError) as e:
