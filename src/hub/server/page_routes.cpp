@@ -1,5 +1,6 @@
 // kernel-hub's HTML pages (docs/hub-pages.md): GET / (index of kernel repositories, ?search=)
-// and GET /{namespace}/{name} (repository page, ?revision=). The pages are anonymous views: they
+// and GET /{namespace}/{name} (repository page, ?revision=), to which the Hugging Face Hub's
+// /kernels/{namespace}/{name}[/tree/{revision}] redirect. The pages are anonymous views: they
 // ignore credentials, so a private repository appears on none of them (a browser sends no
 // Bearer token, and the server keeps no sessions). This file fills the view models of
 // hub/web/pages.h from storage; the HTML is made there.
@@ -70,6 +71,21 @@ bool HubService::page(const httplib::Request& request, httplib::Response& respon
                       const std::vector<std::string>& segments) {
   if (segments.empty()) {
     index_page(request, response);
+    return true;
+  }
+  // The Hugging Face Hub's addresses of a kernel repository, which `kernel-builder upload` prints
+  // (/kernels/{ns}/{name}, /kernels/{ns}/{name}/tree/{revision}): moved to this server's page.
+  if (segments[0] == "kernels" && (segments.size() == 3 || (segments.size() >= 5 && segments[3] == "tree"))) {
+    std::string name_space = percent_decode(segments[1]), name = percent_decode(segments[2]);
+    if (!protocol::check_repo_name(name_space) || !protocol::check_repo_name(name)) return false;
+    std::string location = "/" + web::url_encode(name_space) + "/" + web::url_encode(name);
+    if (segments.size() >= 5) {
+      std::string revision;
+      for (size_t i = 4; i < segments.size(); ++i) revision += (i > 4 ? "/" : "") + percent_decode(segments[i]);
+      location += "?revision=" + web::url_encode(revision);
+    }
+    response.status = 302;
+    response.set_header("Location", location);
     return true;
   }
   if (segments.size() != 2 || segments[0] == "api") return false;

@@ -51,6 +51,16 @@ def test_private_repository_is_answered_like_a_missing_one(server):
         assert "acme/secret" not in search and "0 of 1 repositories match" in search
 
 
+def test_hugging_face_addresses_of_a_kernel_lead_to_its_page(server):
+    anonymous = server.actor()
+    for path, location in (("/kernels/acme/relu/tree/v1", "/acme/relu?revision=v1"),
+                           ("/kernels/acme/relu", "/acme/relu")):
+        answer = anonymous.get(path)
+        assert (answer.status_code, answer.headers["Location"]) == (302, location)
+    assert anonymous.get("/kernels/acme/relu/tree/main", follow_redirects=True).status_code == 200
+    assert anonymous.get("/kernels/acme/nothing", follow_redirects=True).status_code == 404
+
+
 def test_repository_content_is_escaped(server):
     page = server.actor().get("/acme/relu").text
     assert "<script>alert(1)" not in page

@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import httpx
 import pytest
 
 hf = pytest.importorskip("huggingface_hub")
@@ -294,6 +295,9 @@ def test_clean_build_still_uploads(world, kernel_builder):
     assert result.returncode == 0, result.stderr
     assert result.stdout == f"Kernel uploaded: {hub.url}/kernels/acme/relu/tree/v1\n"
     assert set(expected) <= hub_files(token)
+    # The printed address is a page of the Hub, not a 404.
+    page = httpx.get(result.stdout.removeprefix("Kernel uploaded: ").strip(), follow_redirects=True)
+    assert page.status_code == 200 and "torch-cpu" in page.text
 
 
 # --- build-and-upload shares the checks ---------------------------------------------------------
