@@ -26,7 +26,7 @@ set(KB_UNITY_SKIP
   config/git_url.cpp            # is_digit (kernel_name.cpp)
   hub/protocol/benchmark_run.cpp  # field_error (requests.cpp)
   hub/server/history_routes.cpp   # web_prefix (write_routes.cpp)
-  hub/server/connection.cpp       # class Connection holds the anonymous-namespace Stream
+  hub/server/server_core.cpp      # the only Beast/Asio unit: kept apart so the routes compile light
   loader/verification.cpp         # skipped (receipt.cpp)
 )
 

@@ -21,6 +21,8 @@ struct Options {
   std::string quota = "100G";
   int keep_alive_timeout = 5;
   int max_connections = 4096;
+  std::string body_min_rate = "16K";
+  int body_timeout = 3600;
 };
 
 // SIZE options stay text until the action runs; this makes a bad one a usage error first.
@@ -56,7 +58,7 @@ Action setup(CLI::App& app) {
       ->check(base_url);
   app.add_option("--threads", o->threads,
                  "Most worker threads, i.e. requests processed at once; started on demand, each exits "
-                 "after 30 s idle; idle keep-alive connections hold none")
+                 "after 30 s idle; idle connections and bodies being received hold none")
       ->capture_default_str()
       ->type_name("N")
       ->check(CLI::Range(1, 4096));
@@ -71,6 +73,17 @@ Action setup(CLI::App& app) {
       ->capture_default_str()
       ->type_name("SECONDS")
       ->check(CLI::Range(1, 3600));
+  app.add_option("--body-min-rate", o->body_min_rate,
+                 "Bytes per second a request body must keep up, on average since its first byte, once "
+                 "5 s have passed; a slower client is closed (SIZE per second)")
+      ->capture_default_str()
+      ->type_name("SIZE")
+      ->check(size_text);
+  app.add_option("--body-timeout", o->body_timeout,
+                 "Seconds a request body may take in all, however fast it arrives; then the client is closed")
+      ->capture_default_str()
+      ->type_name("SECONDS")
+      ->check(CLI::Range(1, 86400));
   app.add_option("--max-file-size", o->max_file_size,
                  "Largest file (LFS object or inline content); larger uploads are refused with 413. "
                  "SIZE: bytes, or with a suffix K, M, G, T (powers of 1024; KiB, KB accepted)")
@@ -107,6 +120,8 @@ Action setup(CLI::App& app) {
     options.limits.quota = size_of(o->quota);
     options.keep_alive_timeout = o->keep_alive_timeout;
     options.max_connections = o->max_connections;
+    options.body_min_rate = size_of(o->body_min_rate);
+    options.body_timeout = o->body_timeout;
     return exit_status(hub::server::serve(options, [o](int port) {
       // Tests and scripts read this line to learn the port.
       std::printf("Listening on http://%s:%d\n", o->host.c_str(), port);

@@ -25,7 +25,7 @@ json record_json(const storage::BenchmarkRecord& record) {
 
 }  // namespace
 
-void HubService::benchmarks(const httplib::Request& request, httplib::Response& response, const RepoRequest& target) {
+void HubService::benchmarks(const Request& request, Response& response, const RepoRequest& target) {
   if (target.repo.type != "kernel") return reply_error(response, 404, "", "Not found");
   if (request.method == "POST") {
     if (target.rest.size() != 1) return reply_error(response, 404, "", "Not found");
@@ -58,7 +58,7 @@ void HubService::benchmarks(const httplib::Request& request, httplib::Response& 
   reply_json(response, 200, {{"runs", runs}});
 }
 
-void HubService::post_benchmark(const httplib::Request& request, httplib::Response& response,
+void HubService::post_benchmark(const Request& request, Response& response,
                                 const RepoRequest& target) {
   std::optional<storage::User> caller;
   if (!authorize(request, response, target.repo, Access::read, &caller)) return;

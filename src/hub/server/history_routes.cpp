@@ -16,6 +16,7 @@ using nlohmann::json;
 namespace {
 
 constexpr size_t kCommitsPageSize = 50;
+constexpr size_t kMaxCommitsPageIndex = 20;  // `p=` beyond: the cursor (a page walked from the head costs p pages)
 constexpr size_t kDiscussionsPageSize = 50;
 
 std::string html_escape(const std::string& text) {
@@ -33,7 +34,7 @@ std::string html_escape(const std::string& text) {
 }
 
 // The page index of `?p=`; false (after replying 400) when it is not a number.
-bool page_param(const httplib::Request& request, httplib::Response& response, size_t& page) {
+bool page_param(const Request& request, Response& response, size_t& page) {
   page = 0;
   if (!request.has_param("p")) return true;
   const std::string text = request.get_param_value("p");
@@ -64,7 +65,7 @@ json discussion_json(const storage::Discussion& d, const storage::RepoId& repo) 
 
 }  // namespace
 
-bool HubService::authorize_revision(const httplib::Request& request, httplib::Response& response,
+bool HubService::authorize_revision(const Request& request, Response& response,
                                     const storage::RepoId& repo, const std::string& revision, bool create_pr,
                                     std::optional<storage::User>& caller) {
   if (!authorize(request, response, repo, Access::read, &caller)) return false;
@@ -87,12 +88,23 @@ bool HubService::authorize_revision(const httplib::Request& request, httplib::Re
   return false;
 }
 
-void HubService::commits(const httplib::Request& request, httplib::Response& response, const RepoRequest& target) {
+void HubService::commits(const Request& request, Response& response, const RepoRequest& target) {
   if (!authorize(request, response, target.repo, Access::read)) return;
   std::string revision = decoded_path(target.rest, 1);
   size_t page = 0;
   if (!page_param(request, response, page)) return;
-  auto listed = store_.history(target.repo, revision, page * kCommitsPageSize, kCommitsPageSize);
+  // A page costs the same wherever it is: the Link header resumes at the next commit's id
+  // (`cursor`), read like a revision; `p=` (walked from the head) is kept for the first pages.
+  if (page > kMaxCommitsPageIndex) {
+    return reply_error(response, 400, "", "p: at most " + std::to_string(kMaxCommitsPageIndex) +
+                                              "; follow the Link header's cursor for later pages");
+  }
+  std::string cursor = request.get_param_value("cursor");
+  if (request.has_param("cursor") && (cursor.size() != 40 || cursor.find_first_not_of("0123456789abcdef") != std::string::npos)) {
+    return reply_error(response, 400, "", "cursor: expected the commit id from the Link header");
+  }
+  auto listed = cursor.empty() ? store_.history(target.repo, revision, page * kCommitsPageSize, kCommitsPageSize)
+                               : store_.history(target.repo, cursor, 0, kCommitsPageSize);
   if (!listed.ok()) return reply_error(response, listed.error());
   bool formatted = request.has_param("expand[]") && request.get_param_value("expand[]") == "formatted";
   json out = json::array();
@@ -109,23 +121,23 @@ void HubService::commits(const httplib::Request& request, httplib::Response& res
     if (formatted) item["formatted"] = {{"title", html_escape(title)}, {"message", html_escape(body)}};
     out.push_back(std::move(item));
   }
-  if (listed->second) {
-    std::string next = public_url_ + request.target.substr(0, request.target.find('?')) + "?p=" +
-                       std::to_string(page + 1) + (formatted ? "&expand%5B%5D=formatted" : "");
+  if (listed->second && !listed->first.empty() && !listed->first.back().commit->parent.empty()) {
+    std::string next = public_url_ + request.target.substr(0, request.target.find('?')) + "?cursor=" +
+                       listed->first.back().commit->parent + (formatted ? "&expand%5B%5D=formatted" : "");
     response.set_header("Link", "<" + next + ">; rel=\"next\"");
   }
   reply_json(response, 200, out);
 }
 
-void HubService::paths_info(const httplib::Request& request, httplib::Response& response, const RepoRequest& target) {
+void HubService::paths_info(const Request& request, Response& response, const RepoRequest& target) {
   if (!authorize(request, response, target.repo, Access::read)) return;
   std::string revision = decoded_path(target.rest, 1);
   // huggingface_hub sends the form encoding (paths=a&paths=b&expand=False); it is turned into
   // the JSON form so that one parser checks both.
   std::string body = request.body;
   if (request.get_header_value("Content-Type").rfind("application/x-www-form-urlencoded", 0) == 0) {
-    httplib::Params form;
-    httplib::detail::parse_query_text(request.body, form);
+    Params form;
+    parse_query_text(request.body, form);
     json paths = json::array();
     bool expand = false;
     for (const auto& [key, value] : form) {
@@ -159,7 +171,7 @@ void HubService::paths_info(const httplib::Request& request, httplib::Response& 
   reply_json(response, 200, out);
 }
 
-void HubService::list_discussions(const httplib::Request& request, httplib::Response& response,
+void HubService::list_discussions(const Request& request, Response& response,
                                   const RepoRequest& target) {
   if (!authorize(request, response, target.repo, Access::read)) return;
   size_t page = 0;
@@ -188,7 +200,7 @@ void HubService::list_discussions(const httplib::Request& request, httplib::Resp
                              {"numClosedDiscussions", 0}});
 }
 
-void HubService::discussion_details(const httplib::Request& request, httplib::Response& response,
+void HubService::discussion_details(const Request& request, Response& response,
                                     const RepoRequest& target) {
   if (!authorize(request, response, target.repo, Access::read)) return;
   std::string number = percent_decode(target.rest[1]);
@@ -224,7 +236,7 @@ void HubService::discussion_details(const httplib::Request& request, httplib::Re
   reply_json(response, 200, body);
 }
 
-void HubService::create_discussion(const httplib::Request& request, httplib::Response& response,
+void HubService::create_discussion(const Request& request, Response& response,
                                    const RepoRequest& target) {
   std::optional<storage::User> caller;
   if (!authorize(request, response, target.repo, Access::read, &caller)) return;

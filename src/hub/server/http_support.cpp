@@ -46,7 +46,7 @@ std::vector<std::string> raw_segments(const std::string& target) {
   return out;
 }
 
-bool bool_param(const httplib::Request& request, const std::string& name, bool fallback) {
+bool bool_param(const Request& request, const std::string& name, bool fallback) {
   if (!request.has_param(name.c_str())) return fallback;
   std::string value = util::to_lower(request.get_param_value(name.c_str()));
   if (value == "true" || value == "1") return true;
@@ -54,7 +54,7 @@ bool bool_param(const httplib::Request& request, const std::string& name, bool f
   return fallback;
 }
 
-std::string bearer_token(const httplib::Request& request) {
+std::string bearer_token(const Request& request) {
   std::string header = request.get_header_value("Authorization");
   const std::string prefix = "bearer ";
   if (header.size() > prefix.size() && util::to_lower(header.substr(0, prefix.size())) == prefix) {
@@ -63,22 +63,22 @@ std::string bearer_token(const httplib::Request& request) {
   return "";
 }
 
-void reply_json(httplib::Response& response, int status, const nlohmann::json& body) {
+void reply_json(Response& response, int status, const nlohmann::json& body) {
   response.status = status;
   response.set_content(body.dump(), "application/json");
 }
 
-void reply_error(httplib::Response& response, int status, const std::string& code, const std::string& message) {
+void reply_error(Response& response, int status, const std::string& code, const std::string& message) {
   if (!code.empty()) response.set_header("X-Error-Code", code);
   response.set_header("X-Error-Message", message);
   reply_json(response, status, {{"error", message}});
 }
 
-void reply_error(httplib::Response& response, const util::Error& error) {
+void reply_error(Response& response, const util::Error& error) {
   reply_error(response, error.status != 0 ? error.status : 500, error.code, error.message);
 }
 
-std::string loggable_path(const httplib::Request& request) {
+std::string loggable_path(const Request& request) {
   std::string path = request.target.substr(0, request.target.find('?'));
   // LFS upload URLs carry a one-time ticket: a credential, so it is masked like a token.
   const std::string lfs = "/api/kernel-hub/lfs/";

@@ -4,7 +4,7 @@
 #include "hub/protocol/card_metadata.h"
 #include "hub/protocol/names.h"
 #include "hub/protocol/requests.h"
-#include "hub/server/connection.h"
+#include "hub/server/server_core.h"
 #include "hub/server/http_support.h"
 #include "hub/server/service.h"
 
@@ -22,7 +22,7 @@ json messages(const std::vector<std::string>& texts) {
 
 }  // namespace
 
-void HubService::validate_yaml(const httplib::Request& request, httplib::Response& response) {
+void HubService::validate_yaml(const Request& request, Response& response) {
   std::optional<storage::User> caller;
   if (!caller_of(request, response, caller)) return;
   auto body = protocol::parse_validate_yaml(request.body);
@@ -37,7 +37,7 @@ void HubService::validate_yaml(const httplib::Request& request, httplib::Respons
   reply_json(response, 400, out);
 }
 
-void HubService::delete_repo(const httplib::Request& request, httplib::Response& response) {
+void HubService::delete_repo(const Request& request, Response& response) {
   std::optional<storage::User> caller;
   if (!caller_of(request, response, caller)) return;
   if (!caller) return reply_error(response, 401, "", "You must be authenticated to delete a repository");
@@ -61,7 +61,7 @@ void HubService::delete_repo(const httplib::Request& request, httplib::Response&
   reply_json(response, 200, json::object());
 }
 
-void HubService::delete_branch(const httplib::Request& request, httplib::Response& response, const RepoRequest& target) {
+void HubService::delete_branch(const Request& request, Response& response, const RepoRequest& target) {
   if (!authorize(request, response, target.repo, Access::write)) return;
   std::string branch = decoded_path(target.rest, 1);
   auto deleted = store_.delete_branch(target.repo, branch);
@@ -69,7 +69,7 @@ void HubService::delete_branch(const httplib::Request& request, httplib::Respons
   reply_json(response, 200, json::object());
 }
 
-void HubService::create_tag(const httplib::Request& request, httplib::Response& response, const RepoRequest& target) {
+void HubService::create_tag(const Request& request, Response& response, const RepoRequest& target) {
   if (!authorize(request, response, target.repo, Access::write)) return;
   std::string revision = decoded_path(target.rest, 1);
   if (auto valid = protocol::check_revision(revision); !valid) return reply_error(response, 400, "", valid.error().message);
@@ -80,15 +80,15 @@ void HubService::create_tag(const httplib::Request& request, httplib::Response& 
   reply_json(response, 200, json::object());
 }
 
-void HubService::delete_tag(const httplib::Request& request, httplib::Response& response, const RepoRequest& target) {
+void HubService::delete_tag(const Request& request, Response& response, const RepoRequest& target) {
   if (!authorize(request, response, target.repo, Access::write)) return;
   auto deleted = store_.delete_tag(target.repo, decoded_path(target.rest, 1));
   if (!deleted.ok()) return reply_error(response, deleted.error());
   reply_json(response, 200, json::object());
 }
 
-void HubService::update_settings(const httplib::Request& request, httplib::Response& response,
-                                 const RepoRequest& target, const httplib::ContentReader& reader) {
+void HubService::update_settings(const Request& request, Response& response,
+                                 const RepoRequest& target, const ContentReader& reader) {
   // A JSON body like any POST: read here under --max-request-body (PUT bodies reach handlers unread).
   std::string body;
   bool too_large = false;

@@ -24,7 +24,7 @@ namespace {
 constexpr uint64_t kMaxRenderedFile = uint64_t{1} << 20;  // card and metadata.json bytes read for a page
 constexpr size_t kMaxIndexRows = 1000;
 
-void reply_page(const httplib::Request& request, httplib::Response& response, int status, std::string html) {
+void reply_page(const Request& request, Response& response, int status, std::string html) {
   response.status = status;
   response.set_header("Content-Security-Policy", web::content_security_policy());
   response.set_header("X-Content-Type-Options", "nosniff");
@@ -35,7 +35,7 @@ void reply_page(const httplib::Request& request, httplib::Response& response, in
   response.set_content(html, "text/html; charset=utf-8");
 }
 
-std::string query(const httplib::Request& request, const char* name) {
+std::string query(const Request& request, const char* name) {
   return request.has_param(name) ? request.get_param_value(name) : "";
 }
 
@@ -67,7 +67,7 @@ util::Status stream_content(storage::RepoStore& store, const web::RepoFile& file
 
 }  // namespace
 
-bool HubService::page(const httplib::Request& request, httplib::Response& response,
+bool HubService::page(const Request& request, Response& response,
                       const std::vector<std::string>& segments) {
   if (segments.empty()) {
     index_page(request, response);
@@ -95,7 +95,7 @@ bool HubService::page(const httplib::Request& request, httplib::Response& respon
   return true;
 }
 
-void HubService::index_page(const httplib::Request& request, httplib::Response& response) {
+void HubService::index_page(const Request& request, Response& response) {
   web::IndexView view;
   view.search = query(request, "search");
   std::string needle = util::to_lower(std::string(util::trim(view.search)));
@@ -118,7 +118,7 @@ void HubService::index_page(const httplib::Request& request, httplib::Response& 
   reply_page(request, response, 200, web::render_index(view));
 }
 
-void HubService::repo_page(const httplib::Request& request, httplib::Response& response, const storage::RepoId& repo) {
+void HubService::repo_page(const Request& request, Response& response, const storage::RepoId& repo) {
   // Missing and private repositories get the same answer.
   if (!can_read(std::nullopt, repo)) {
     return reply_page(request, response, 404, web::render_not_found("Repository not found."));

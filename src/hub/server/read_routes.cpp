@@ -12,6 +12,7 @@
 #include "hub/protocol/error_codes.h"
 #include "hub/server/http_support.h"
 #include "hub/server/service.h"
+#include "hub/server/tree_pages.h"
 #include "util/hash.h"
 
 namespace kb::hub::server {
@@ -59,7 +60,7 @@ std::string tree_directory_oid(const storage::Commit& commit, const std::string&
   return util::to_hex(hasher.finish());
 }
 
-void HubService::whoami(const httplib::Request& request, httplib::Response& response) {
+void HubService::whoami(const Request& request, Response& response) {
   std::optional<storage::User> caller;
   if (!caller_of(request, response, caller)) return;
   if (!caller) return reply_error(response, 401, "", "Invalid username or password.");
@@ -68,18 +69,18 @@ void HubService::whoami(const httplib::Request& request, httplib::Response& resp
   reply_json(response, 200, {{"type", "user"}, {"name", caller->name}, {"fullname", caller->name}, {"orgs", orgs}});
 }
 
-void HubService::organization_overview(const std::string& org, httplib::Response& response) {
+void HubService::organization_overview(const std::string& org, Response& response) {
   auto found = accounts_.organization(org);
   if (!found) return reply_error(response, 404, "", "Organization not found");
   reply_json(response, 200, {{"name", found->name}, {"fullname", found->name}, {"avatarUrl", ""},
                              {"isVerified", found->trusted}, {"trustedKernelPublisher", found->trusted}});
 }
 
-void HubService::capabilities(httplib::Response& response) {
+void HubService::capabilities(Response& response) {
   reply_json(response, 200, {{"kernel-hub", 1}, {"bulk", kBulkFormatVersion}});
 }
 
-void HubService::refs(const httplib::Request& request, httplib::Response& response, const RepoRequest& target) {
+void HubService::refs(const Request& request, Response& response, const RepoRequest& target) {
   if (!authorize(request, response, target.repo, Access::read)) return;
   auto all = store_.refs(target.repo);
   if (!all.ok()) return reply_error(response, all.error());
@@ -104,7 +105,7 @@ void HubService::refs(const httplib::Request& request, httplib::Response& respon
   reply_json(response, 200, body);
 }
 
-void HubService::revision_info(const httplib::Request& request, httplib::Response& response,
+void HubService::revision_info(const Request& request, Response& response,
                                const RepoRequest& target, const std::string& revision) {
   if (!authorize(request, response, target.repo, Access::read)) return;
   auto info = store_.repo_info(target.repo);
@@ -139,7 +140,7 @@ void HubService::revision_info(const httplib::Request& request, httplib::Respons
   reply_json(response, 200, body);
 }
 
-void HubService::tree(const httplib::Request& request, httplib::Response& response, const RepoRequest& target) {
+void HubService::tree(const Request& request, Response& response, const RepoRequest& target) {
   if (!authorize(request, response, target.repo, Access::read)) return;
   auto [revision, dir] = revision_and_directory(target.rest);
   auto at = store_.commit_at(target.repo, revision);
@@ -148,62 +149,54 @@ void HubService::tree(const httplib::Request& request, httplib::Response& respon
   bool recursive = bool_param(request, "recursive");
   bool expand = bool_param(request, "expand");
 
-  // Entries sorted by path: directories are collected as the prefixes of file paths.
-  std::string prefix = dir.empty() ? "" : dir + "/";
-  std::set<std::string> directories;
-  std::vector<std::pair<std::string, const storage::TreeEntry*>> files;
-  for (auto it = commit.tree.lower_bound(prefix); it != commit.tree.end() && it->first.rfind(prefix, 0) == 0; ++it) {
-    std::string rest = it->first.substr(prefix.size());
-    size_t slash = rest.find('/');
-    if (!recursive && slash != std::string::npos) {
-      directories.insert(prefix + rest.substr(0, slash));
-      continue;
-    }
-    for (; slash != std::string::npos; slash = rest.find('/', slash + 1)) directories.insert(prefix + rest.substr(0, slash));
-    files.emplace_back(it->first, &it->second);
+  // A page from the cursor on (tree_pages.h): constant cost per page, however deep.
+  std::optional<TreeResume> after;
+  if (request.has_param("cursor")) {
+    after = decode_tree_cursor(at->id, request.get_param_value("cursor"));
+    if (!after) return reply_error(response, 400, "", "cursor: not a cursor of this listing (take it from the Link header)");
   }
-  if (!dir.empty() && files.empty() && directories.empty()) {
+  std::string prefix = dir.empty() ? "" : dir + "/";
+  auto first = commit.tree.lower_bound(prefix);
+  if (!dir.empty() && (first == commit.tree.end() || first->first.compare(0, prefix.size(), prefix) != 0)) {
     response.set_header("X-Repo-Commit", at->id);
     return reply_error(response, 404, protocol::error_code::kEntryNotFound, "Path `" + dir + "` not found at revision " + revision);
   }
-  size_t total = directories.size() + files.size();
-  size_t page = expand ? kTreeExpandPageSize : kTreePageSize;
-  size_t start = 0;
-  if (request.has_param("cursor")) {
-    const std::string cursor = request.get_param_value("cursor");
-    char* end = nullptr;
-    errno = 0;
-    start = std::strtoull(cursor.c_str(), &end, 10);
-    if (cursor.empty() || cursor.find_first_not_of("0123456789") != std::string::npos || errno == ERANGE || start > total) {
-      return reply_error(response, 400, "", "cursor: expected a position between 0 and " + std::to_string(total));
-    }
-  }
+  TreePage page = tree_page(commit.tree, dir, recursive, after, expand ? kTreeExpandPageSize : kTreePageSize);
+  auto oids = directory_oids_of(at->id, commit);
   json body = json::array();
-  size_t index = 0;
-  for (const auto& d : directories) {
-    if (index >= start && index < start + page) {
-      body.push_back({{"type", "directory"}, {"oid", tree_directory_oid(commit, d)}, {"path", d}});
+  for (const TreeItem& item : page.items) {
+    if (item.file == nullptr) {
+      body.push_back({{"type", "directory"}, {"oid", oids->at(item.path)}, {"path", item.path}});
+      continue;
     }
-    ++index;
+    const storage::TreeEntry& entry = *item.file;
+    json e = tree_file_entry(item.path, entry, entry.lfs ? store_.xet().file_for_sha256(entry.sha256) : std::nullopt);
+    if (expand) e["lastCommit"] = {{"id", at->id}, {"title", commit.message}, {"date", commit.time}};
+    body.push_back(std::move(e));
   }
-  for (const auto& [path, entry] : files) {
-    if (index >= start && index < start + page) {
-      json e = tree_file_entry(path, *entry, entry->lfs ? store_.xet().file_for_sha256(entry->sha256) : std::nullopt);
-      if (expand) e["lastCommit"] = {{"id", at->id}, {"title", commit.message}, {"date", commit.time}};
-      body.push_back(std::move(e));
-    }
-    ++index;
-  }
-  if (start + page < total) {
+  if (page.next) {
     std::string next = public_url_ + request.target.substr(0, request.target.find('?')) +
                        "?recursive=" + (recursive ? "true" : "false") + "&expand=" + (expand ? "true" : "false") +
-                       "&cursor=" + std::to_string(start + page);
+                       "&cursor=" + encode_tree_cursor(at->id, *page.next);
     response.set_header("Link", "<" + next + ">; rel=\"next\"");
   }
   reply_json(response, 200, body);
 }
 
-void HubService::resolve(const httplib::Request& request, httplib::Response& response, const RepoRequest& target) {
+std::shared_ptr<const std::map<std::string, std::string>> HubService::directory_oids_of(const std::string& commit_id,
+                                                                                       const storage::Commit& commit) {
+  {
+    std::lock_guard<std::mutex> guard(directory_oids_guard_);
+    if (auto found = directory_oids_.find(commit_id); found != directory_oids_.end()) return found->second;
+  }
+  auto oids = std::make_shared<const std::map<std::string, std::string>>(directory_oids(commit.tree));
+  std::lock_guard<std::mutex> guard(directory_oids_guard_);
+  if (directory_oids_.size() >= kDirectoryOidCommits) directory_oids_.erase(directory_oids_.begin());
+  directory_oids_.emplace(commit_id, oids);
+  return oids;
+}
+
+void HubService::resolve(const Request& request, Response& response, const RepoRequest& target) {
   if (!authorize(request, response, target.repo, Access::download)) return;
   auto [revision, path_index] = split_revision(target.rest, 1);
   std::string path = decoded_path(target.rest, path_index);
@@ -230,11 +223,11 @@ void HubService::resolve(const httplib::Request& request, httplib::Response& res
     // Never promise a Content-Length the body cannot keep.
     return reply_error(response, 500, "", "Stored object of `" + path + "` does not have its recorded size");
   }
-  // Status left unset: httplib answers 200, or 206 with the requested ranges (an explicit 200
-  // would stay 200 over a partial body).
-  response.set_content_provider(
+  // File bytes: the server core applies a Range to them (200, 206 or 416; docs/hub-security.md,
+  // "Ranges"), which is why the status is left unset.
+  response.set_file_content(
       entry.size, "application/octet-stream",
-      [file](size_t offset, size_t length, httplib::DataSink& sink) {
+      [file](size_t offset, size_t length, DataSink& sink) {
         std::string buffer(std::min<size_t>(length, 256 * 1024), '\0');
         ssize_t got = ::pread(file->fd, buffer.data(), buffer.size(), static_cast<off_t>(offset));
         if (got <= 0) return false;
@@ -242,7 +235,7 @@ void HubService::resolve(const httplib::Request& request, httplib::Response& res
       });
 }
 
-void HubService::bulk(const httplib::Request& request, httplib::Response& response, const RepoRequest& target) {
+void HubService::bulk(const Request& request, Response& response, const RepoRequest& target) {
   if (!authorize(request, response, target.repo, Access::download)) return;
   auto [revision, dir] = revision_and_directory(target.rest);
   auto at = store_.commit_at(target.repo, revision);
@@ -267,7 +260,7 @@ void HubService::bulk(const httplib::Request& request, httplib::Response& respon
   }
   if (entries.empty()) return reply_error(response, 404, protocol::error_code::kEntryNotFound, "Path `" + dir + "` not found");
   response.status = 200;
-  response.set_chunked_content_provider(kBulkContentType, [entries](size_t, httplib::DataSink& sink) {
+  response.set_chunked_content_provider(kBulkContentType, [entries](size_t, DataSink& sink) {
     bool ok = write_bulk_stream(entries, [&sink](const char* data, size_t size) { return sink.write(data, size); });
     if (ok) sink.done();
     return ok;

@@ -1,7 +1,8 @@
-// Running the Hub service over HTTP (cpp-httplib): connection limits and keep-alive
-// (connection.h), body limits, access log.
+// Running the Hub service over HTTP: the server core (server_core.h: connections, keep-alive,
+// request-body rate and deadline), body limits, access log.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <string>
@@ -21,6 +22,8 @@ struct ServerOptions {
   HubLimits limits;
   int keep_alive_timeout = 5;   // seconds an idle keep-alive connection stays open
   int max_connections = 4096;   // open connections; more are answered 503 and closed
+  uint64_t body_min_rate = 16 * 1024;  // bytes/s a request body keeps up on average (after 5 s)
+  int body_timeout = 3600;             // seconds a request body may take in all
 };
 
 // Binds, calls `on_listening(port)` once accepting, and serves until the process ends.

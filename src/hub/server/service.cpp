@@ -55,7 +55,7 @@ std::pair<std::string, size_t> split_revision(const std::vector<std::string>& se
 HubService::HubService(std::filesystem::path root, HubLimits limits)
     : limits_(limits), store_(root), accounts_(root), usage_(root), benchmarks_(root) {}
 
-bool HubService::caller_of(const httplib::Request& request, httplib::Response& response,
+bool HubService::caller_of(const Request& request, Response& response,
                            std::optional<storage::User>& caller) {
   std::string token = bearer_token(request);
   if (token.empty()) return true;
@@ -73,7 +73,7 @@ bool HubService::can_read(const std::optional<storage::User>& caller, const stor
   return !info->is_private || (caller && storage::Accounts::is_member(*caller, repo.name_space));
 }
 
-bool HubService::authorize(const httplib::Request& request, httplib::Response& response,
+bool HubService::authorize(const Request& request, Response& response,
                            const storage::RepoId& repo, Access access, std::optional<storage::User>* caller_out) {
   std::optional<storage::User> caller;
   if (!caller_of(request, response, caller)) return false;
@@ -103,7 +103,7 @@ bool HubService::authorize(const httplib::Request& request, httplib::Response& r
   return true;
 }
 
-void HubService::handle_get(const httplib::Request& request, httplib::Response& response) {
+void HubService::handle_get(const Request& request, Response& response) {
   auto segments = raw_segments(request.target);
   size_t n = segments.size();
   if (n >= 2 && segments[0] == "api") {
@@ -143,7 +143,7 @@ void HubService::handle_get(const httplib::Request& request, httplib::Response& 
   reply_error(response, 404, "", "Not found");
 }
 
-void HubService::handle_post(const httplib::Request& request, httplib::Response& response) {
+void HubService::handle_post(const Request& request, Response& response) {
   auto segments = raw_segments(request.target);
   size_t n = segments.size();
   if (n == 3 && segments[0] == "api" && segments[1] == "repos" && segments[2] == "create") {
@@ -187,8 +187,8 @@ void HubService::handle_post(const httplib::Request& request, httplib::Response&
   reply_error(response, 404, "", "Not found");
 }
 
-void HubService::handle_put(const httplib::Request& request, httplib::Response& response,
-                            const httplib::ContentReader& reader) {
+void HubService::handle_put(const Request& request, Response& response,
+                            const ContentReader& reader) {
   auto segments = raw_segments(request.target);
   if (segments.size() == 4 && segments[0] == "api" && segments[1] == "kernel-hub" && segments[2] == "lfs") {
     return lfs_upload(segments[3], request, response, reader);
@@ -199,7 +199,32 @@ void HubService::handle_put(const httplib::Request& request, httplib::Response& 
   reply_error(response, 404, "", "Not found");
 }
 
-void HubService::handle_delete(const httplib::Request& request, httplib::Response& response) {
+bool HubService::refuse_put_before_body(const Request& request, Response& response) {
+  auto segments = raw_segments(request.target);
+  if (segments.size() == 4 && segments[0] == "api" && segments[1] == "kernel-hub" && segments[2] == "lfs") {
+    auto ticket = find_ticket(segments[3]);
+    if (!ticket || ticket->uploaded || ticket->in_use) {
+      reply_error(response, 403, "", "Unknown, expired or already used upload URL");
+      return true;
+    }
+    std::string length = request.get_header_value("Content-Length");
+    if (!length.empty() && length != std::to_string(ticket->size)) {
+      bool larger = length.size() > std::to_string(ticket->size).size() ||
+                    (length.size() == std::to_string(ticket->size).size() && length > std::to_string(ticket->size));
+      reply_error(response, larger ? 413 : 400, "",
+                  "Upload body of " + length + " bytes, expected exactly " + std::to_string(ticket->size) + " bytes");
+      return true;
+    }
+    return false;
+  }
+  if (segments.size() == 5 && segments[0] == "api" && segments[4] == "settings" && !repo_type_of(segments[1]).empty()) {
+    return false;
+  }
+  reply_error(response, 404, "", "Not found");
+  return true;
+}
+
+void HubService::handle_delete(const Request& request, Response& response) {
   auto segments = raw_segments(request.target);
   size_t n = segments.size();
   if (n == 3 && segments[0] == "api" && segments[1] == "repos" && segments[2] == "delete") {

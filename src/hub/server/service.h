@@ -8,13 +8,14 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
-#include <httplib.h>
+#include "hub/server/http_message.h"
 #include <nlohmann/json.hpp>
 
 #include "hub/storage/accounts.h"
@@ -53,94 +54,100 @@ class HubService {
   const std::string& public_url() const { return public_url_; }
   const HubLimits& limits() const { return limits_; }
 
-  void handle_get(const httplib::Request& request, httplib::Response& response);
-  void handle_post(const httplib::Request& request, httplib::Response& response);
-  void handle_put(const httplib::Request& request, httplib::Response& response,
-                  const httplib::ContentReader& reader);
-  void handle_delete(const httplib::Request& request, httplib::Response& response);
+  void handle_get(const Request& request, Response& response);
+  void handle_post(const Request& request, Response& response);
+  void handle_put(const Request& request, Response& response,
+                  const ContentReader& reader);
+  void handle_delete(const Request& request, Response& response);
+  // Before a PUT body is received: refuses (replies, returns true) an unknown PUT route or an
+  // upload URL whose ticket is unknown, used or of another size, so no such body is spooled.
+  bool refuse_put_before_body(const Request& request, Response& response);
 
  private:
   // read: metadata; download: file contents (refused for gated repositories to non-members);
   // write: members of the namespace.
   enum class Access { read, download, write };
   // Authenticates the caller and checks access to `repo`; replies and returns false on refusal.
-  bool authorize(const httplib::Request& request, httplib::Response& response,
+  bool authorize(const Request& request, Response& response,
                  const storage::RepoId& repo, Access access, std::optional<storage::User>* caller = nullptr);
   // Resolves the bearer token; replies 401 and returns false for an invalid token.
-  bool caller_of(const httplib::Request& request, httplib::Response& response,
+  bool caller_of(const Request& request, Response& response,
                  std::optional<storage::User>& caller);
 
   // Read endpoints (read_routes.cpp).
-  void whoami(const httplib::Request& request, httplib::Response& response);
-  void organization_overview(const std::string& org, httplib::Response& response);
-  void capabilities(httplib::Response& response);
-  void refs(const httplib::Request& request, httplib::Response& response, const RepoRequest& target);
-  void revision_info(const httplib::Request& request, httplib::Response& response,
+  void whoami(const Request& request, Response& response);
+  void organization_overview(const std::string& org, Response& response);
+  void capabilities(Response& response);
+  void refs(const Request& request, Response& response, const RepoRequest& target);
+  void revision_info(const Request& request, Response& response,
                      const RepoRequest& target, const std::string& revision);
-  void tree(const httplib::Request& request, httplib::Response& response, const RepoRequest& target);
-  void resolve(const httplib::Request& request, httplib::Response& response, const RepoRequest& target);
-  void bulk(const httplib::Request& request, httplib::Response& response, const RepoRequest& target);
+  void tree(const Request& request, Response& response, const RepoRequest& target);
+  // Every directory id of a commit's tree, computed once per commit (a few commits are kept).
+  std::shared_ptr<const std::map<std::string, std::string>> directory_oids_of(const std::string& commit_id,
+                                                                              const storage::Commit& commit);
+  void resolve(const Request& request, Response& response, const RepoRequest& target);
+  void bulk(const Request& request, Response& response, const RepoRequest& target);
 
   // Write endpoints (write_routes.cpp).
-  void create_repo(const httplib::Request& request, httplib::Response& response);
-  void create_branch(const httplib::Request& request, httplib::Response& response, const RepoRequest& target);
-  void preupload(const httplib::Request& request, httplib::Response& response, const RepoRequest& target);
-  void lfs_batch(const httplib::Request& request, httplib::Response& response, const RepoRequest& target);
-  void lfs_upload(const std::string& ticket, const httplib::Request& request, httplib::Response& response,
-                  const httplib::ContentReader& reader);
-  void lfs_verify(const std::string& ticket, const httplib::Request& request, httplib::Response& response);
-  void commit(const httplib::Request& request, httplib::Response& response, const RepoRequest& target);
+  void create_repo(const Request& request, Response& response);
+  void create_branch(const Request& request, Response& response, const RepoRequest& target);
+  void preupload(const Request& request, Response& response, const RepoRequest& target);
+  void lfs_batch(const Request& request, Response& response, const RepoRequest& target);
+  void lfs_upload(const std::string& ticket, const Request& request, Response& response,
+                  const ContentReader& reader);
+  void lfs_verify(const std::string& ticket, const Request& request, Response& response);
+  void commit(const Request& request, Response& response, const RepoRequest& target);
 
   // Benchmark results (benchmark_routes.cpp, docs/hub-benchmarks.md).
-  void benchmarks(const httplib::Request& request, httplib::Response& response, const RepoRequest& target);
-  void post_benchmark(const httplib::Request& request, httplib::Response& response, const RepoRequest& target);
+  void benchmarks(const Request& request, Response& response, const RepoRequest& target);
+  void post_benchmark(const Request& request, Response& response, const RepoRequest& target);
   // The HTML pages (page_routes.cpp, docs/hub-pages.md); page() is false when `segments` name none.
-  bool page(const httplib::Request& request, httplib::Response& response, const std::vector<std::string>& segments);
-  void index_page(const httplib::Request& request, httplib::Response& response);
-  void repo_page(const httplib::Request& request, httplib::Response& response, const storage::RepoId& repo);
+  bool page(const Request& request, Response& response, const std::vector<std::string>& segments);
+  void index_page(const Request& request, Response& response);
+  void repo_page(const Request& request, Response& response, const storage::RepoId& repo);
 
   // Xet storage (xet_routes.cpp, docs/hub-xet.md).
-  void xet_token(const httplib::Request& request, httplib::Response& response, const RepoRequest& target,
+  void xet_token(const Request& request, Response& response, const RepoRequest& target,
                  XetScope scope);
-  void xet_cas_get(const httplib::Request& request, httplib::Response& response, const std::vector<std::string>& rest);
-  void xet_cas_post(const httplib::Request& request, httplib::Response& response, const std::vector<std::string>& rest);
-  void xet_upload_xorb(const httplib::Request& request, httplib::Response& response, const std::string& hash);
-  void xet_upload_shard(const httplib::Request& request, httplib::Response& response);
-  void xet_dedup(const httplib::Request& request, httplib::Response& response, const std::string& chunk);
-  void xet_reconstruction(const httplib::Request& request, httplib::Response& response, const std::string& file_id,
+  void xet_cas_get(const Request& request, Response& response, const std::vector<std::string>& rest);
+  void xet_cas_post(const Request& request, Response& response, const std::vector<std::string>& rest);
+  void xet_upload_xorb(const Request& request, Response& response, const std::string& hash);
+  void xet_upload_shard(const Request& request, Response& response);
+  void xet_dedup(const Request& request, Response& response, const std::string& chunk);
+  void xet_reconstruction(const Request& request, Response& response, const std::string& file_id,
                           int version);
-  void xet_xorb_data(const httplib::Request& request, httplib::Response& response, const std::string& xorb);
+  void xet_xorb_data(const Request& request, Response& response, const std::string& xorb);
   // The CAS caller's grant (replies 401/403 and returns nothing on refusal).
-  std::optional<XetGrant> xet_grant(const httplib::Request& request, httplib::Response& response, XetScope needed);
+  std::optional<XetGrant> xet_grant(const Request& request, Response& response, XetScope needed);
   static std::optional<storage::User> grant_caller(const XetGrant& grant);
   bool reachable_xet_file(const XetGrant& grant, const storage::XetFile& file);
-  const XetCredentials* xet_credentials(httplib::Response& response);
+  const XetCredentials* xet_credentials(Response& response);
   // The Xet form of an LFS entry (made from its stored body when `import`), for resolve.
   std::optional<storage::XetFile> xet_file_of(const storage::TreeEntry& entry, bool import);
-  void xet_resolve_headers(const httplib::Request& request, httplib::Response& response, const RepoRequest& target,
+  void xet_resolve_headers(const Request& request, Response& response, const RepoRequest& target,
                            const std::string& commit, const storage::TreeEntry& entry);
-  void serve_xet_content(httplib::Response& response, const std::string& path, const storage::TreeEntry& entry);
+  void serve_xet_content(Response& response, const std::string& path, const storage::TreeEntry& entry);
   // Size of the content with this SHA-256, in the object store or in Xet storage.
   std::optional<uint64_t> stored_content_size(const std::string& sha256);
 
   // Repository management (manage_routes.cpp): card validation, deletion, tags, settings.
-  void validate_yaml(const httplib::Request& request, httplib::Response& response);
-  void delete_repo(const httplib::Request& request, httplib::Response& response);
-  void delete_branch(const httplib::Request& request, httplib::Response& response, const RepoRequest& target);
-  void create_tag(const httplib::Request& request, httplib::Response& response, const RepoRequest& target);
-  void delete_tag(const httplib::Request& request, httplib::Response& response, const RepoRequest& target);
-  void update_settings(const httplib::Request& request, httplib::Response& response, const RepoRequest& target,
-                       const httplib::ContentReader& reader);
+  void validate_yaml(const Request& request, Response& response);
+  void delete_repo(const Request& request, Response& response);
+  void delete_branch(const Request& request, Response& response, const RepoRequest& target);
+  void create_tag(const Request& request, Response& response, const RepoRequest& target);
+  void delete_tag(const Request& request, Response& response, const RepoRequest& target);
+  void update_settings(const Request& request, Response& response, const RepoRequest& target,
+                       const ContentReader& reader);
   // History and community (history_routes.cpp): commit listing, paths-info, discussions.
-  void commits(const httplib::Request& request, httplib::Response& response, const RepoRequest& target);
-  void paths_info(const httplib::Request& request, httplib::Response& response, const RepoRequest& target);
-  void list_discussions(const httplib::Request& request, httplib::Response& response, const RepoRequest& target);
-  void discussion_details(const httplib::Request& request, httplib::Response& response, const RepoRequest& target);
-  void create_discussion(const httplib::Request& request, httplib::Response& response, const RepoRequest& target);
+  void commits(const Request& request, Response& response, const RepoRequest& target);
+  void paths_info(const Request& request, Response& response, const RepoRequest& target);
+  void list_discussions(const Request& request, Response& response, const RepoRequest& target);
+  void discussion_details(const Request& request, Response& response, const RepoRequest& target);
+  void create_discussion(const Request& request, Response& response, const RepoRequest& target);
   // Write access to `revision` (docs/hub-security.md, "Pull requests"): members write anywhere;
   // any signed-in reader may open a pull request (`create_pr`) and write to the refs/pr/<n> it
   // authored. Replies and returns false on refusal.
-  bool authorize_revision(const httplib::Request& request, httplib::Response& response, const storage::RepoId& repo,
+  bool authorize_revision(const Request& request, Response& response, const storage::RepoId& repo,
                           const std::string& revision, bool create_pr, std::optional<storage::User>& caller);
 
   // The caller may read `repo` (it exists, and is public or the caller is a member).
@@ -177,6 +184,9 @@ class HubService {
   std::mutex xet_guard_;
   std::optional<XetCredentials> xet_credentials_;
   std::set<std::string> xet_imports_;  // SHA-256s of LFS bodies being converted to Xet form
+  static constexpr size_t kDirectoryOidCommits = 16;
+  std::mutex directory_oids_guard_;
+  std::map<std::string, std::shared_ptr<const std::map<std::string, std::string>>> directory_oids_;
   std::mutex tickets_guard_;
   std::map<std::string, UploadTicket> tickets_;
 };

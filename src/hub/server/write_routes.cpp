@@ -6,7 +6,7 @@
 
 #include "hub/protocol/names.h"
 #include "hub/protocol/requests.h"
-#include "hub/server/connection.h"
+#include "hub/server/server_core.h"
 #include "hub/server/http_support.h"
 #include "hub/server/service.h"
 #include "util/hash.h"
@@ -25,7 +25,7 @@ std::string web_prefix(const storage::RepoId& repo) { return repo.type == "kerne
 std::string bytes_text(uint64_t bytes) { return std::to_string(bytes) + " bytes"; }
 
 // 400 for a request body that does not parse (the message names the field).
-void reply_invalid(httplib::Response& response, const util::Error& error) {
+void reply_invalid(Response& response, const util::Error& error) {
   reply_error(response, 400, "", error.message);
 }
 
@@ -40,7 +40,7 @@ bool HubService::reachable_object(const std::optional<storage::User>& caller, co
   return false;
 }
 
-void HubService::create_repo(const httplib::Request& request, httplib::Response& response) {
+void HubService::create_repo(const Request& request, Response& response) {
   std::optional<storage::User> caller;
   if (!caller_of(request, response, caller)) return;
   if (!caller) return reply_error(response, 401, "", "You must be authenticated to create a repository");
@@ -72,7 +72,7 @@ void HubService::create_repo(const httplib::Request& request, httplib::Response&
   reply_json(response, 200, {{"url", url}, {"name", repo.full()}, {"id", repo.full()}});
 }
 
-void HubService::create_branch(const httplib::Request& request, httplib::Response& response, const RepoRequest& target) {
+void HubService::create_branch(const Request& request, Response& response, const RepoRequest& target) {
   if (!authorize(request, response, target.repo, Access::write)) return;
   std::string branch = decoded_path(target.rest, 1);
   if (auto valid = protocol::check_ref_name(branch); !valid) return reply_invalid(response, valid.error());
@@ -87,7 +87,7 @@ void HubService::create_branch(const httplib::Request& request, httplib::Respons
   reply_json(response, 200, json::object());
 }
 
-void HubService::preupload(const httplib::Request& request, httplib::Response& response, const RepoRequest& target) {
+void HubService::preupload(const Request& request, Response& response, const RepoRequest& target) {
   std::string revision = decoded_path(target.rest, 1);
   std::optional<storage::User> caller;
   if (!authorize_revision(request, response, target.repo, revision, bool_param(request, "create_pr"), caller)) return;
@@ -114,7 +114,7 @@ void HubService::preupload(const httplib::Request& request, httplib::Response& r
   reply_json(response, 200, {{"files", out}});
 }
 
-void HubService::lfs_batch(const httplib::Request& request, httplib::Response& response, const RepoRequest& target) {
+void HubService::lfs_batch(const Request& request, Response& response, const RepoRequest& target) {
   // The ref decides, as for a commit: a batch without one is for a new pull request (what
   // huggingface_hub sends with create_pr), which any signed-in reader may open.
   auto ref = protocol::parse_lfs_batch_ref(request.body);
@@ -152,8 +152,8 @@ void HubService::lfs_batch(const httplib::Request& request, httplib::Response& r
                        "application/vnd.git-lfs+json");
 }
 
-void HubService::lfs_upload(const std::string& ticket_id, const httplib::Request& request, httplib::Response& response,
-                            const httplib::ContentReader& reader) {
+void HubService::lfs_upload(const std::string& ticket_id, const Request& request, Response& response,
+                            const ContentReader& reader) {
   // Every refusal here leaves the body unread: the connection is closed after the answer, so
   // the body is never parsed as a request.
   auto refuse = [&response](int status, const std::string& message) {
@@ -220,7 +220,7 @@ void HubService::lfs_upload(const std::string& ticket_id, const httplib::Request
   reply_json(response, 200, json::object());
 }
 
-void HubService::lfs_verify(const std::string& ticket_id, const httplib::Request&, httplib::Response& response) {
+void HubService::lfs_verify(const std::string& ticket_id, const Request&, Response& response) {
   auto ticket = find_ticket(ticket_id);
   if (!ticket) return reply_error(response, 403, "", "Unknown or expired verify URL");
   if (!ticket->uploaded || !store_.owns(ticket->repo, ticket->sha256) || !store_.objects().contains(ticket->sha256)) {
@@ -229,7 +229,7 @@ void HubService::lfs_verify(const std::string& ticket_id, const httplib::Request
   reply_json(response, 200, json::object());
 }
 
-void HubService::commit(const httplib::Request& request, httplib::Response& response, const RepoRequest& target) {
+void HubService::commit(const Request& request, Response& response, const RepoRequest& target) {
   storage::CommitRequest commit_request;
   commit_request.revision = decoded_path(target.rest, 1);
   commit_request.create_pr = bool_param(request, "create_pr");

@@ -15,7 +15,8 @@
 #include <openssl/rand.h>
 
 #include "hub/protocol/names.h"
-#include "hub/server/connection.h"
+#include "hub/server/byte_ranges.h"
+#include "hub/server/server_core.h"
 #include "hub/server/http_support.h"
 #include "hub/server/service.h"
 #include "hub/xet/errors.h"
@@ -42,11 +43,11 @@ constexpr uint64_t kSynchronousImport = 64ull << 20;
 std::string api_type(const storage::RepoId& repo) { return repo.type + "s"; }
 
 // 400 for a malformed or unverifiable Xet object, naming what failed.
-void reply_xet_invalid(httplib::Response& response, const util::Error& error) {
+void reply_xet_invalid(Response& response, const util::Error& error) {
   reply_error(response, 400, error.code, error.message);
 }
 
-std::optional<xet::MerkleHash> parse_hash(httplib::Response& response, const std::string& text) {
+std::optional<xet::MerkleHash> parse_hash(Response& response, const std::string& text) {
   auto hash = xet::hash_from_string(text);
   if (!hash) {
     reply_error(response, 400, xet::error_code::kMalformedHash, "`" + text + "` is not a Xet hash (64 lowercase hex digits)");
@@ -63,7 +64,7 @@ uint64_t post_body_limit(const HubLimits& limits, const std::string& target) {
   return xorb ? std::max<uint64_t>(limits.max_request_body, xet::kMaxXorbSize) : limits.max_request_body;
 }
 
-const XetCredentials* HubService::xet_credentials(httplib::Response& response) {
+const XetCredentials* HubService::xet_credentials(Response& response) {
   std::lock_guard<std::mutex> guard(xet_guard_);
   if (!xet_credentials_) {
     auto opened = XetCredentials::open(store_.root());
@@ -77,7 +78,7 @@ const XetCredentials* HubService::xet_credentials(httplib::Response& response) {
 }
 
 // GET /api/{type}s/{ns}/{name}/xet-{read|write}-token/{revision}[?create_pr=1]
-void HubService::xet_token(const httplib::Request& request, httplib::Response& response, const RepoRequest& target,
+void HubService::xet_token(const Request& request, Response& response, const RepoRequest& target,
                            XetScope scope) {
   std::string revision = decoded_path(target.rest, 1);
   // A write token for a pull request (revision "None" from clients that do not know the PR's
@@ -112,7 +113,7 @@ void HubService::xet_token(const httplib::Request& request, httplib::Response& r
   reply_json(response, 200, {{"accessToken", token}, {"exp", grant.expires}, {"casUrl", cas_url}});
 }
 
-std::optional<XetGrant> HubService::xet_grant(const httplib::Request& request, httplib::Response& response,
+std::optional<XetGrant> HubService::xet_grant(const Request& request, Response& response,
                                               XetScope needed) {
   const XetCredentials* credentials = xet_credentials(response);
   if (!credentials) return std::nullopt;
@@ -148,7 +149,7 @@ bool HubService::reachable_xet_file(const XetGrant& grant, const storage::XetFil
          (!file.sha256.empty() && reachable_object(caller, grant.repo, file.sha256));
 }
 
-void HubService::xet_cas_get(const httplib::Request& request, httplib::Response& response,
+void HubService::xet_cas_get(const Request& request, Response& response,
                              const std::vector<std::string>& rest) {
   size_t n = rest.size();
   if (n == 3 && (rest[0] == "v1" || rest[0] == "v2") && rest[1] == "reconstructions") {
@@ -182,7 +183,7 @@ void HubService::xet_cas_get(const httplib::Request& request, httplib::Response&
   reply_error(response, 404, "", "Not found");
 }
 
-void HubService::xet_cas_post(const httplib::Request& request, httplib::Response& response,
+void HubService::xet_cas_post(const Request& request, Response& response,
                               const std::vector<std::string>& rest) {
   size_t n = rest.size();
   if (n == 4 && rest[0] == "v1" && rest[1] == "xorbs" && rest[2] == "default") {
@@ -194,7 +195,7 @@ void HubService::xet_cas_post(const httplib::Request& request, httplib::Response
 
 // POST /v1/xorbs/default/{hash}: the body must parse and hash to its name; stored once, owned by
 // the token's repository, charged to its user.
-void HubService::xet_upload_xorb(const httplib::Request& request, httplib::Response& response,
+void HubService::xet_upload_xorb(const Request& request, Response& response,
                                  const std::string& hash_text) {
   auto grant = xet_grant(request, response, XetScope::write);
   if (!grant) return;
@@ -240,7 +241,7 @@ void HubService::xet_upload_xorb(const httplib::Request& request, httplib::Respo
 // POST /v1/shards: every referenced xorb must be stored and reachable for the token's repository,
 // every hash of the shard must match the stored xorbs (xet::verify_uploaded_shard), and each
 // file's SHA-256 is checked by reading its content back before the file is recorded.
-void HubService::xet_upload_shard(const httplib::Request& request, httplib::Response& response) {
+void HubService::xet_upload_shard(const Request& request, Response& response) {
   auto grant = xet_grant(request, response, XetScope::write);
   if (!grant) return;
   auto shard = xet::parse_shard(request.body);
@@ -335,7 +336,7 @@ void HubService::xet_upload_shard(const httplib::Request& request, httplib::Resp
 
 // GET /v1/chunks/default-merkledb/{hash}: a shard describing the xorb that holds the chunk, if
 // the token's repository can reach it, with chunk hashes keyed by a fresh key (shard.md).
-void HubService::xet_dedup(const httplib::Request& request, httplib::Response& response, const std::string& chunk) {
+void HubService::xet_dedup(const Request& request, Response& response, const std::string& chunk) {
   auto grant = xet_grant(request, response, XetScope::read);
   if (!grant || !parse_hash(response, chunk)) return;
   auto location = store_.xet().chunk_location(chunk);
@@ -369,16 +370,22 @@ void HubService::xet_dedup(const httplib::Request& request, httplib::Response& r
 
 // GET /v{1,2}/reconstructions/{file_id} with an optional Range: the terms covering the range
 // (xet::plan_reconstruction) and signed URLs for the byte ranges of their chunks in stored xorbs.
-void HubService::xet_reconstruction(const httplib::Request& request, httplib::Response& response,
+void HubService::xet_reconstruction(const Request& request, Response& response,
                                     const std::string& file_id, int version) {
   auto grant = xet_grant(request, response, XetScope::read);
   if (!grant || !parse_hash(response, file_id)) return;
   auto file = store_.xet().file(file_id);
   if (!file || !reachable_xet_file(*grant, *file)) return reply_error(response, 404, "", "File not found");
   std::optional<xet::RequestedRange> range;
-  if (!request.ranges.empty()) {
+  // The Range here names the part of the file to reconstruct; the JSON answer itself is never
+  // sliced (docs/hub-security.md, "Ranges"). A zero-byte file ignores it; a suffix is the end.
+  if (!request.ranges.empty() && file->size > 0) {
     auto [from, to] = request.ranges.front();
-    if (from < 0) return reply_error(response, 416, xet::error_code::kRangeNotSatisfiable, "Suffix ranges are not supported");
+    if (from < 0) {
+      if (to <= 0) return reply_error(response, 416, xet::error_code::kRangeNotSatisfiable, "Empty suffix range");
+      from = static_cast<int64_t>(file->size - std::min<uint64_t>(static_cast<uint64_t>(to), file->size));
+      to = -1;
+    }
     range = xet::RequestedRange{static_cast<uint64_t>(from),
                                 to < 0 ? std::nullopt : std::optional<uint64_t>(static_cast<uint64_t>(to))};
   }
@@ -412,7 +419,7 @@ void HubService::xet_reconstruction(const httplib::Request& request, httplib::Re
 
 // GET /data/{xorb}?range=&expires=&sig=: the signed byte range of a stored xorb; the Range
 // header may ask for any part of it.
-void HubService::xet_xorb_data(const httplib::Request& request, httplib::Response& response, const std::string& xorb) {
+void HubService::xet_xorb_data(const Request& request, Response& response, const std::string& xorb) {
   const XetCredentials* credentials = xet_credentials(response);
   if (!credentials) return;
   auto grant = credentials->verify_range(xorb, request.get_param_value("range"), request.get_param_value("expires"),
@@ -429,9 +436,13 @@ void HubService::xet_xorb_data(const httplib::Request& request, httplib::Respons
       return reply_error(response, 403, "", "Range outside the signed ranges of this URL");
     }
   }
-  // Status left unset: httplib answers 206 with the requested ranges (an explicit 200 would stay).
-  response.set_content_provider(size, "application/octet-stream",
-                                [file](size_t offset, size_t length, httplib::DataSink& sink) {
+  // Merged, they must stay a few ranges: the core would otherwise send the whole xorb.
+  if (plan_byte_ranges(request.ranges, size).kind != RangePlan::Kind::partial) {
+    return reply_error(response, 416, "", "At most " + std::to_string(kMaxByteRanges) + " ranges may be asked for at once");
+  }
+  // File bytes: the server core answers 206 with the requested ranges (docs/hub-security.md, "Ranges").
+  response.set_file_content(size, "application/octet-stream",
+                                [file](size_t offset, size_t length, DataSink& sink) {
                                   std::string buffer(std::min<size_t>(length, 256 * 1024), '\0');
                                   ssize_t got = ::pread(file->fd, buffer.data(), buffer.size(), static_cast<off_t>(offset));
                                   if (got <= 0) return false;
@@ -465,7 +476,7 @@ std::optional<storage::XetFile> HubService::xet_file_of(const storage::TreeEntry
   return std::nullopt;
 }
 
-void HubService::xet_resolve_headers(const httplib::Request& request, httplib::Response& response,
+void HubService::xet_resolve_headers(const Request& request, Response& response,
                                      const RepoRequest& target, const std::string& commit,
                                      const storage::TreeEntry& entry) {
   // Converting an LFS body to Xet form costs a pass over it: done when a client asks for a
@@ -491,16 +502,16 @@ std::optional<uint64_t> HubService::stored_content_size(const std::string& sha25
   return std::nullopt;
 }
 
-void HubService::serve_xet_content(httplib::Response& response, const std::string& path,
+void HubService::serve_xet_content(Response& response, const std::string& path,
                                    const storage::TreeEntry& entry) {
   auto file = xet_file_of(entry, false);
   if (!file || file->size != entry.size) {
     return reply_error(response, 500, "", "Stored content of `" + path + "` is missing");
   }
   auto reader = std::make_shared<storage::XetFileReader>(store_.xet(), *file);
-  // Status left unset, as in resolve: 206 for a Range request.
-  response.set_content_provider(entry.size, "application/octet-stream",
-                                [reader](size_t offset, size_t length, httplib::DataSink& sink) {
+  // File bytes, as in resolve: the server core applies a Range.
+  response.set_file_content(entry.size, "application/octet-stream",
+                                [reader](size_t offset, size_t length, DataSink& sink) {
                                   uint64_t chunk = std::min<uint64_t>(length, 1024 * 1024);
                                   return reader->read(offset, chunk, [&sink](const char* data, size_t size) {
                                     return sink.write(data, size);
