@@ -3,6 +3,7 @@
 // done is planned by the pure functions of upload_plan.h and operations.h; this file performs it.
 #include "hub/publish/uploader.h"
 
+#include <algorithm>
 #include <chrono>
 #include <random>
 #include <set>
@@ -49,6 +50,23 @@ std::string publishing_guidance(const std::string& repo) {
   return text;
 }
 
+// Another Hub (kernel-hub, a private deployment) than huggingface.co: its own accounts decide, so
+// the refusal says who is signed in and, when that user is outside the organization, how an
+// administrator of that Hub adds them.
+util::Error self_hosted_refusal(const client::RepoRef& repo, const client::WhoAmI& me, const std::string& endpoint,
+                                const util::Error& refusal) {
+  std::string owner = repo.id.substr(0, repo.id.find('/'));
+  util::Error error = refusal.context("You do not have permission to publish the kernel `" + repo.id + "` on " + endpoint);
+  error.kind = util::ErrorKind::permission;
+  bool member = owner == me.name || std::find(me.orgs.begin(), me.orgs.end(), owner) != me.orgs.end();
+  if (!member) {  // rather than the client's generic "use a token with write permission"
+    error.hints.assign(1, "you are signed in as `" + me.name + "`, who is not a member of `" + owner +
+                          "`; an administrator of that Hub adds you with `kernel-hub user add " + me.name + " --org " +
+                          owner + " --root <HUB_DIR>` (it prints your new token)");
+  }
+  return error;
+}
+
 util::Result<UploadTarget> resolve_target(const UploadOptions& options,
                                           const std::vector<metadata::Metadata>& variants) {
   if (!needs_build_config(options)) return plan_target(options, nullptr, variants);
@@ -64,8 +82,12 @@ util::Result<client::RepoRef> create_repository(client::HubClient& hub, client::
   auto created = hub.create_repo(repo, options.is_private);
   if (!created) {
     if (created.error().status == 403) {
-      if (!hub.whoami()) return created.error().context("Cannot create repository");
-      return util::Error(util::ErrorKind::permission, publishing_guidance(repo.id));
+      auto me = hub.whoami();
+      if (!me) return created.error().context("Cannot create repository");
+      if (hub.settings().endpoint == client::kDefaultEndpoint) {
+        return util::Error(util::ErrorKind::permission, publishing_guidance(repo.id));
+      }
+      return self_hosted_refusal(repo, *me, hub.settings().endpoint, created.error());
     }
     return created.error().context("Cannot create repository");
   }

@@ -130,12 +130,19 @@ def test_bad_or_missing_token_cannot_write(hf_env, tmp_path, kernel_builder, var
         urllib.request.urlopen(request)
     assert anonymous.value.code == 401
     assert {b.name for b in api().list_repo_refs("acme/relu", repo_type="kernel").branches} == {"main"}
-    # kernel-builder upload as the outsider: publishing guidance, nothing written.
+    # kernel-builder upload as the outsider: who is signed in and how this Hub's administrator adds
+    # them (not huggingface.co's publishing guidance), nothing written.
     kernel_dir = tmp_path / "relu"
     variant_tree(kernel_dir)
     result = run_upload(kernel_builder, kernel_dir, outsider, hf_env.url)
     assert result.returncode == 1
-    assert "You do not have permission to publish the kernel `acme/relu`." in result.stderr
+    assert result.stderr.endswith(
+        f"error: You do not have permission to publish the kernel `acme/relu` on {hf_env.url}\n"
+        f"Caused by: HTTP 403 during repository creation ({hf_env.url}/api/repos/create): You don't have the rights "
+        "to create a repository under `acme`\n"
+        "hint: you are signed in as `mallory`, who is not a member of `acme`; an administrator of that Hub adds you "
+        "with `kernel-hub user add mallory --org acme --root <HUB_DIR>` (it prints your new token)\n"), result.stderr
+    assert "kernels-community" not in result.stderr
     assert outsider not in result.stderr
     assert outsider not in hf_env.log() and good not in hf_env.log()
 
