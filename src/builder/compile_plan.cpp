@@ -38,6 +38,11 @@ Result<codegen::VariantProjectInput> project_input(const BuildSettings& s, const
   input.torch_nvcc_flags = t.nvcc_flags;
   // nvcc's --threads comes from the environment of the compile step, not from the project.
   input.nvcc_threads_option = false;
+  // The ops id only where it is needed (ops_id_use.h), and a target name that does not change with
+  // it: a commit that leaves the sources alone recompiles nothing but kb_ops_id.cpp.
+  input.target = codegen::kKernelModuleTarget;
+  input.ops_id_sources = facts.ops_id_sources;
+  input.ops_id_unit = facts.ops_id_unit;
   if (v.backend == Backend::cuda && t.cuda) {
     input.cuda = t.cuda->version;
     config::Version nvcc({t.cuda->version.major, t.cuda->version.minor});

@@ -39,6 +39,10 @@ struct CompileFacts {
   std::string source_date_epoch;                              // reproducible __DATE__/__TIME__
   bool nvcc_threads_in_env = false;                           // NVCC_THREADS set: it decides
   std::optional<std::string> nvcc_append_flags;               // NVCC_APPEND_FLAGS of this process
+  // The sources compiled with the ops id, and whether registration.h reads it from the generated
+  // kb_ops_id.cpp instead (ops_id_use.h).
+  std::vector<std::string> ops_id_sources;
+  bool ops_id_unit = false;
 };
 
 struct CompilePlan {

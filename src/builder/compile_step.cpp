@@ -10,6 +10,7 @@
 #include "builder/compile_plan.h"
 #include "builder/header_deps.h"
 #include "builder/jobs.h"
+#include "builder/ops_id_use.h"
 #include "builder/portable.h"
 #include "builder/remote_cache.h"
 #include "builder/reproducible.h"
@@ -47,16 +48,21 @@ Result<CompileFacts> gather_compile_facts(const BuildSettings& s, const PlannedV
     if (s.reporter) s.reporter->note(v.name + ": " + note);
   }
   facts.header_dependency_dirs = header_deps->include_dirs;
-  if (s.header_cache && !v.stable_abi && v.flavour != Flavour::tvm_ffi) {
-    const auto& torch = std::get<config::TorchConfig>(s.config->framework);
-    std::vector<std::string> sources = torch.src;
-    std::vector<std::string> dirs = codegen::module_include_dirs(*s.config);
-    for (const auto* unit : s.config->units_for(v.backend)) {
-      sources.insert(sources.end(), unit->src.begin(), unit->src.end());
-      for (const auto& inc : unit->include.value_or(std::vector<std::string>{})) dirs.push_back(inc);
-    }
-    facts.torch_header_sources = torch_header_sources(s.project, sources, dirs);
+  // The compiled sources and the directories their quoted includes are searched in.
+  bool tvm_ffi = v.flavour == Flavour::tvm_ffi;
+  std::vector<std::string> sources = tvm_ffi ? std::get<config::TvmFfiConfig>(s.config->framework).src
+                                             : std::get<config::TorchConfig>(s.config->framework).src;
+  std::vector<std::string> dirs = codegen::module_include_dirs(*s.config);
+  for (const auto* unit : s.config->units_for(v.backend)) {
+    sources.insert(sources.end(), unit->src.begin(), unit->src.end());
+    for (const auto& inc : unit->include.value_or(std::vector<std::string>{})) dirs.push_back(inc);
   }
+  if (s.header_cache && !v.stable_abi && !tvm_ffi) facts.torch_header_sources = torch_header_sources(s.project, sources, dirs);
+  std::string macro = tvm_ffi ? "TVM_FFI_EXTENSION_NAME" : "TORCH_EXTENSION_NAME";
+  bool unit_possible = !tvm_ffi && !v.stable_abi && (v.backend == Backend::cpu || v.backend == Backend::cuda);
+  auto ops_id = plan_ops_id_use(scan_ops_id_sources(s.project, sources, dirs, macro, !tvm_ffi), unit_possible);
+  facts.ops_id_sources = std::move(ops_id.sources);
+  facts.ops_id_unit = ops_id.unit;
   if (s.portable && t.system == "Linux") {
     std::string policy = s.manylinux ? *s.manylinux : abi::default_policy_for_torch(t.torch_major_minor().to_string());
     auto portable = prepare_portable_link(work / "portable", policy, t.machine);
@@ -124,13 +130,13 @@ util::Status configure_if_needed(const BuildSettings& s, const PlannedVariant& v
 // is precompiled (one process), the sources that do not use it (.cu files, light C++ sources)
 // compile on the other cores; a failure among them ends the build after it. Adds ccache's
 // sloppiness to `env` when the cache is used.
-util::Status prepare_header_cache(const BuildSettings& s, const PlannedVariant& v, const std::string& ops_id,
-                                  const CompilePlan& plan, const fs::path& log_path,
+util::Status prepare_header_cache(const BuildSettings& s, const PlannedVariant& v, const CompilePlan& plan,
+                                  const fs::path& log_path,
                                   std::map<std::string, std::string>& env, const std::function<void()>& start_compile) {
   const Toolchain& t = *v.toolchain;
   std::optional<std::string> launcher;
   if (plan.ccache) launcher = plan.ccache->string();
-  ProjectSpecifics specifics{plan.pch_header, s.project, ops_id, launcher};
+  ProjectSpecifics specifics{plan.pch_header, s.project, codegen::kKernelModuleTarget, launcher};
   TorchInstall torch{t.torch_version, t.include_dirs.empty() ? fs::path() : fs::path(t.include_dirs[0])};
   bool failed_meanwhile = false;
   auto meanwhile = [&](const std::vector<std::string>& outputs) {
@@ -151,8 +157,8 @@ util::Status prepare_header_cache(const BuildSettings& s, const PlannedVariant& 
 }
 
 // Configure, header cache, Ninja and ccache's statistics.
-util::Status run_compile(const BuildSettings& s, const PlannedVariant& v, const std::string& ops_id,
-                         const CompilePlan& plan, const fs::path& log_path, const std::function<void()>& on_compile) {
+util::Status run_compile(const BuildSettings& s, const PlannedVariant& v, const CompilePlan& plan, const fs::path& log_path,
+                         const std::function<void()>& on_compile) {
   if (plan.jobs.note && s.reporter) s.reporter->note(v.name + ": " + *plan.jobs.note);
   KB_TRY(configure_if_needed(s, v, plan, log_path));
   bool compiling = false;
@@ -165,7 +171,7 @@ util::Status run_compile(const BuildSettings& s, const PlannedVariant& v, const 
   std::error_code ignored;
   if (plan.remote_cache) fs::remove(plan.stats_log, ignored);
   std::map<std::string, std::string> env = plan.compile_env;
-  if (plan.header_cache) KB_TRY(prepare_header_cache(s, v, ops_id, plan, log_path, env, start_compile));
+  if (plan.header_cache) KB_TRY(prepare_header_cache(s, v, plan, log_path, env, start_compile));
   start_compile();
   auto run = run_logged(s, v.name, ninja_command(plan, plan.jobs.jobs), log_path, env);
   if (!run) return std::move(run).error();
@@ -195,7 +201,7 @@ Result<ArchOutput> compile_arch(const BuildSettings& s, const PlannedVariant& v,
     out.up_to_date = true;
     return out;
   }
-  KB_TRY(run_compile(s, v, ops_id, *plan, log_path, on_compile));
+  KB_TRY(run_compile(s, v, *plan, log_path, on_compile));
   if (!fs::exists(out.library)) return build_failure(v.name, "the module " + out.library.string() + " was not built", log_path);
   // Reproducible modules: the linker's build id also covers names removed after the link.
   if (auto derived = abi::derive_build_id(out.library); !derived) return std::move(derived).error();

@@ -38,6 +38,8 @@ bool is_cxx_source(const std::string& path) {
 
 std::string source_path(const std::string& relative) { return "\"${KB_PROJECT_DIR}/" + relative + "\""; }
 
+const std::string& target_of(const VariantProjectInput& input) { return input.target.empty() ? input.ops_id : input.target; }
+
 // The framework section's binding sources: [torch] or [tvm-ffi] (same keys).
 struct Binding {
   std::vector<std::string> src;
@@ -129,7 +131,7 @@ util::Result<std::vector<std::string>> cuda_unit_flags(const config::KernelUnit&
 
 util::Result<std::string> unit_block(const config::KernelUnit& unit, const VariantProjectInput& input) {
   std::string out = "# [kernel." + unit.name + "]\n";
-  std::string target = input.ops_id;
+  std::string target = target_of(input);
   std::vector<std::string> cxx, gpu, shaders;
   for (const auto& s : unit.src) {
     auto ext = extension(s);
@@ -187,7 +189,7 @@ util::Result<std::string> unit_block(const config::KernelUnit& unit, const Varia
 
 // Backend setup of a TVM-FFI library: no torch libraries; the CUDA runtime shared, as torch's.
 std::string render_tvm_ffi_backend_setup(const VariantProjectInput& input) {
-  const std::string& t = input.ops_id;
+  const std::string& t = target_of(input);
   switch (input.backend) {
     case Backend::cuda:
       return "set(CMAKE_CUDA_STANDARD ${CMAKE_CXX_STANDARD})\n"
@@ -217,7 +219,7 @@ std::string render_tvm_ffi_backend_setup(const VariantProjectInput& input) {
 }  // namespace
 
 std::string render_backend_setup(const VariantProjectInput& input) {
-  const std::string& t = input.ops_id;
+  const std::string& t = target_of(input);
   if (input.config->is_tvm_ffi()) return render_tvm_ffi_backend_setup(input);
   switch (input.backend) {
     case Backend::cuda:
@@ -321,8 +323,9 @@ std::string torch_pch_block(const VariantProjectInput& input) {
 // nvcc's front end (cudafe++) names each anonymous namespace after a hash of the source's
 // absolute path, and the names reach the module's symbols and fatbin: giving it the path inside
 // the project instead makes a CUDA module independent of where the project lies (reproducible
-// builds in any directory, ccache hits across checkouts). The ops id keeps the names unique
-// between kernels loaded side by side.
+// builds in any directory, ccache hits across checkouts). The kernel's Python name keeps the names
+// unique between kernels loaded side by side; it is not the ops id, which changes with every commit
+// and would recompile every CUDA source (docs/build-engine.md).
 std::string cuda_source_names_block(const VariantProjectInput& input) {
   if (input.backend != Backend::cuda) return "";
   std::vector<std::string> cuda_sources;
@@ -337,7 +340,7 @@ std::string cuda_source_names_block(const VariantProjectInput& input) {
   std::string out = "# CUDA sources named by their path in the project (reproducible anonymous namespaces).\n";
   for (const auto& s : cuda_sources) {
     out += "set_property(SOURCE " + source_path(s) + " APPEND PROPERTY COMPILE_OPTIONS \"-Xcudafe=--orig_src_path_name=" +
-           input.ops_id + "/" + s + "\")\n";
+           input.config->general.python_name() + "/" + s + "\")\n";
   }
   return out;
 }
@@ -364,13 +367,37 @@ std::string kernel_units_block(const VariantProjectInput& input) {
   if (units.empty()) return "";
   return "# Each kernel unit keeps its own symbols (kernel_units.cmake; off: build --no-symbol-isolation).\n"
          "include(\"${CMAKE_CURRENT_LIST_DIR}/kernel_units.cmake\")\n"
-         "kb_isolate_kernel_units(" + input.ops_id + units + ")\n";
+         "kb_isolate_kernel_units(" + target_of(input) + units + ")\n";
 }
+
+namespace {
+
+// The ops id only where it is needed (VariantProjectInput::ops_id_sources): on the listed sources,
+// and, with `ops_id_unit`, in the generated kb_ops_id.cpp that the registration macros read.
+std::string ops_id_block(const VariantProjectInput& input) {
+  if (!input.ops_id_sources) return "";
+  std::string macro = input.config->is_tvm_ffi() ? "TVM_FFI_EXTENSION_NAME" : "TORCH_EXTENSION_NAME";
+  std::string out;
+  if (!input.ops_id_sources->empty()) {
+    std::vector<std::string> paths;
+    for (const auto& s : *input.ops_id_sources) paths.push_back(source_path(s));
+    out += "# The ops id, on the sources that name " + macro + " (a new ops id recompiles only these).\n"
+           "set_property(SOURCE\n  " + util::join(paths, "\n  ") + "\n  APPEND PROPERTY COMPILE_DEFINITIONS " +
+           quote(macro + "=" + input.ops_id) + ")\n";
+  }
+  if (input.ops_id_unit) {
+    out += "# The ops id for the registration macros of registration.h.\n"
+           "target_sources(" + target_of(input) + " PRIVATE \"${KB_GENERATED_DIR}/kb_ops_id.cpp\")\n";
+  }
+  return out;
+}
+
+}  // namespace
 
 util::Result<std::string> render_sources(const VariantProjectInput& input) {
   auto binding = binding_of(*input.config);
   std::string out = input.config->is_tvm_ffi() ? "# [tvm-ffi] binding sources.\n" : "# [torch] binding sources.\n";
-  add_sources(out, input.ops_id, binding.src, binding.cxx_flags, {});
+  add_sources(out, target_of(input), binding.src, binding.cxx_flags, {});
   out += "# Kernel units.\n";
   for (const auto* unit : input.config->units_for(input.backend)) {
     auto block = unit_block(*unit, input);
@@ -379,6 +406,7 @@ util::Result<std::string> render_sources(const VariantProjectInput& input) {
   }
   out += torch_pch_block(input);
   out += cuda_source_names_block(input);
+  out += ops_id_block(input);
   return out;
 }
 
@@ -408,8 +436,13 @@ util::Result<GeneratedFiles> generate_variant_project(const VariantProjectInput&
   std::string cxx_standard = !tvm_ffi && input.torch >= variant::MajorMinor{2, 12} ? "20" : "17";
   std::string name_definitions = tvm_ffi ? "  TVM_FFI_EXTENSION_NAME=" + input.ops_id + "\n"
                                          : "  TORCH_EXTENSION_NAME=" + input.ops_id + "\n  Py_LIMITED_API=0x03090000\n";
+  if (input.ops_id_sources) {
+    // Per source (ops_id_block); KB_OPS_ID_UNIT turns on registration.h's macros that read kb_ops_id.cpp.
+    name_definitions = tvm_ffi ? "" : std::string(input.ops_id_unit ? "  KB_OPS_ID_UNIT\n" : "") + "  Py_LIMITED_API=0x03090000\n";
+  }
   auto context = templating::string_context({{"variant", input.variant},
                                              {"ops_id", input.ops_id},
+                                             {"target", target_of(input)},
                                              {"languages", languages},
                                              {"cxx_standard", cxx_standard},
                                              {"suffix", tvm_ffi ? ".so" : ".abi3.so"},
@@ -428,12 +461,17 @@ util::Result<GeneratedFiles> generate_variant_project(const VariantProjectInput&
   }
   if (input.backend == Backend::metal) {
     auto metal =
-        render_project_template("variant/metal.cmake.in", templating::string_context({{"ops_id", input.ops_id}}));
+        render_project_template("variant/metal.cmake.in",
+                                templating::string_context({{"ops_id", input.ops_id}, {"target", target_of(input)}}));
     if (!metal) return std::move(metal).error();
     files["CMakeLists.txt"] += *metal;
     KB_TRY(add_project_template(files, "embed_metallib.cmake", "variant/embed_metallib.cmake"));
   }
   if (!tvm_ffi) KB_TRY(add_project_template(files, "registration.h", "registration.h"));
+  if (input.ops_id_unit) {
+    KB_TRY(add_project_template(files, "kb_ops_id.cpp", "variant/kb_ops_id.cpp.in",
+                                templating::string_context({{"ops_id", input.ops_id}})));
+  }
   return files;
 }
 

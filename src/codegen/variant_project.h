@@ -36,9 +36,22 @@ struct VariantProjectInput {
   // passes the threads through the compile step's environment, so that they stay out of the
   // compile commands (docs/build-engine.md).
   bool nvcc_threads_option = true;
+  // The module's CMake target; empty: `ops_id` (create-pyproject passes `${OPS_NAME}` there). The
+  // variant build names it kKernelModuleTarget, so that the objects' paths and the target's export
+  // define stay the same from one ops id to the next.
+  std::string target;
+  // Which sources see the ops id (docs/build-engine.md). None (create-pyproject): every source, as
+  // TORCH_EXTENSION_NAME (TVM_FFI_EXTENSION_NAME). Given (the variant build): only these sources
+  // (project-relative); with `ops_id_unit`, the generated kb_ops_id.cpp holds it for the
+  // registration macros of registration.h, and the sources that only register ops do not see it.
+  std::optional<std::vector<std::string>> ops_id_sources;
+  bool ops_id_unit = false;
 };
 
-// Files: `CMakeLists.txt` and `registration.h`.
+// The variant build's module target.
+inline constexpr const char* kKernelModuleTarget = "kb_module";
+
+// Files: `CMakeLists.txt`, `registration.h` and, with `ops_id_unit`, `kb_ops_id.cpp`.
 util::Result<GeneratedFiles> generate_variant_project(const VariantProjectInput& input);
 
 // The directories, relative to the kernel directory ("." for itself), that every source of the
@@ -49,8 +62,8 @@ std::vector<std::string> module_include_dirs(const config::BuildConfig& config);
 // Those directories as quoted CMake paths under ${KB_PROJECT_DIR}, `separator` before each.
 std::string render_module_include_dirs(const config::BuildConfig& config, const std::string& separator);
 
-// The CMake text adding the [torch] sources and the kernel units of `input.backend` to the target
-// named `input.ops_id` (which may be a CMake expression such as `${OPS_NAME}`).
+// The CMake text adding the [torch] sources and the kernel units of `input.backend` to the module's
+// target (`input.target`, else `input.ops_id`, which may be a CMake expression such as `${OPS_NAME}`).
 util::Result<std::string> render_sources(const VariantProjectInput& input);
 // Compile definitions of a backend (build-output.md §5.2), without TORCH_EXTENSION_NAME.
 std::vector<std::string> backend_definitions(const VariantProjectInput& input);

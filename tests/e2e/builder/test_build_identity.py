@@ -56,3 +56,20 @@ def test_cuda_compile_identity_does_not_depend_on_nvcc_threads(tmp_path, kernel_
     assert compiled_objects(project, cuda) == []
     log = (project / "build" / ".kb" / cuda / "build.log").read_text()
     assert "$ cmake " not in log and "Re-running CMake" not in log
+
+
+def test_new_ops_id_recompiles_only_the_ops_id_source(built, kernel_builder, kb_python, cpu_variant):
+    """A commit that leaves the sources alone changes only the ops id: the generated kb_ops_id.cpp
+    compiles, the kernel's own sources do not; the module registers its ops under the new id (the
+    build's import check). Then a one-source edit compiles that source alone."""
+    build = ["--variant", cpu_variant, "--no-cache"]
+    run_build(kernel_builder, built, kb_python, *build, "--unique-id", "id2")
+    objects = compiled_objects(built, cpu_variant)
+    assert len(objects) == 1 and objects[0].endswith("kb_ops_id.cpp.o"), objects
+    module = built / "build" / cpu_variant / "_addone_cpu_id2.abi3.so"
+    assert module.exists()
+    source = built / "addone_cpu" / "addone_cpu.cpp"
+    source.write_text(source.read_text() + "\n// edited\n")
+    run_build(kernel_builder, built, kb_python, *build, "--unique-id", "id2")
+    objects = compiled_objects(built, cpu_variant)
+    assert len(objects) == 1 and objects[0].endswith("addone_cpu.cpp.o"), objects

@@ -129,6 +129,44 @@ TEST(golden, VariantProjectPerBackend) {
                                                     "_addone_cpu_abc", {}, kb::config::Version({2, 11})));
 }
 
+// The variant build's module: a fixed target name and the ops id only where it is needed — in the
+// generated kb_ops_id.cpp (ops_id_unit), or on the listed sources.
+TEST(golden, VariantProjectOpsIdUnit) {
+  auto config = parse(all_backends_toml);
+  VariantProjectInput input;
+  input.config = &config;
+  input.backend = kb::config::Backend::cuda;
+  input.variant = "torch211-cxx11-cu126-x86_64-linux";
+  input.ops_id = "_addone_cuda_abc";
+  input.torch = {2, 11};
+  input.cuda = kb::variant::MajorMinor{12, 6};
+  input.unit_archs = {{"addone_cuda", {"8.0", "9.0+PTX"}}};
+  input.nvcc_threads_option = false;
+  input.target = kKernelModuleTarget;
+  input.ops_id_sources = std::vector<std::string>{};
+  input.ops_id_unit = true;
+  auto files = generate_variant_project(input);
+  ASSERT_TRUE(files) << files.error().message;
+  expect_golden("cmake_cuda_ops_id_unit.txt", files->at("CMakeLists.txt"));
+  expect_golden("kb_ops_id.cpp", files->at("kb_ops_id.cpp"));
+  // Nothing else names the ops id: a new one changes no compile command of a kernel source.
+  std::string text = files->at("CMakeLists.txt");
+  size_t count = 0;
+  for (size_t at = text.find("_addone_cuda_abc"); at != std::string::npos; at = text.find("_addone_cuda_abc", at + 1)) ++count;
+  EXPECT_EQ(count, 2u);  // project() and OUTPUT_NAME
+  EXPECT_EQ(text.find("--threads"), std::string::npos);
+
+  input.ops_id_unit = false;
+  input.ops_id_sources = std::vector<std::string>{"torch-ext/torch_binding.cpp"};
+  files = generate_variant_project(input);
+  ASSERT_TRUE(files) << files.error().message;
+  EXPECT_EQ(files->count("kb_ops_id.cpp"), 0u);
+  EXPECT_NE(files->at("CMakeLists.txt").find("set_property(SOURCE\n  \"${KB_PROJECT_DIR}/torch-ext/torch_binding.cpp\"\n"
+                                             "  APPEND PROPERTY COMPILE_DEFINITIONS \"TORCH_EXTENSION_NAME=_addone_cuda_abc\")"),
+            std::string::npos);
+  EXPECT_EQ(files->at("CMakeLists.txt").find("KB_OPS_ID_UNIT"), std::string::npos);
+}
+
 TEST(torch_target_version, ShiftsMajorAndMinor) {
   EXPECT_EQ(torch_target_version(kb::config::Version({2, 11})), "0x20b000000000000");
 }

@@ -10,17 +10,45 @@
 #define _STRINGIFY(A) #A
 #define STRINGIFY(A) _STRINGIFY(A)
 
+#if defined(KB_OPS_ID_UNIT) && !defined(TORCH_EXTENSION_NAME)
+// kernel-builder's variant build (docs/build-engine.md): the ops id is not compiled into this
+// source; the registrations read it at load time from the generated kb_ops_id.cpp, which also
+// defines the module's PyInit_<ops id>. This source's object is then the same for every ops id:
+// a new commit does not recompile it. NAME is TORCH_EXTENSION_NAME (the builder checked).
+extern "C" __attribute__((visibility("hidden"))) const char kb_ops_id[];
+
+#define TORCH_LIBRARY_EXPAND(NAME, MODULE)                                       \
+  static void kb_torch_library_init(torch::Library&);                            \
+  static const torch::detail::TorchLibraryInit kb_torch_library_static_init(     \
+      torch::Library::DEF, &kb_torch_library_init, kb_ops_id, std::nullopt,      \
+      __FILE__, __LINE__);                                                       \
+  void kb_torch_library_init(torch::Library& MODULE)
+
+#define TORCH_LIBRARY_IMPL_EXPAND(NAME, DEVICE, MODULE) \
+  KB_TORCH_LIBRARY_IMPL(DEVICE, MODULE, __COUNTER__)
+#define KB_TORCH_LIBRARY_IMPL(DEVICE, MODULE, UID) \
+  KB_TORCH_LIBRARY_IMPL_UNIQUE(DEVICE, MODULE, UID)
+#define KB_TORCH_LIBRARY_IMPL_UNIQUE(DEVICE, MODULE, UID)                          \
+  static void kb_torch_library_impl_init_##DEVICE##_##UID(torch::Library&);        \
+  static const torch::detail::TorchLibraryInit                                     \
+      kb_torch_library_impl_static_init_##DEVICE##_##UID(                          \
+          torch::Library::IMPL, &kb_torch_library_impl_init_##DEVICE##_##UID,      \
+          kb_ops_id, std::make_optional(c10::DispatchKey::DEVICE), __FILE__,       \
+          __LINE__);                                                               \
+  void kb_torch_library_impl_init_##DEVICE##_##UID(torch::Library& MODULE)
+
+#define REGISTER_EXTENSION(NAME)                                                  \
+  extern "C" __attribute__((visibility("hidden"))) PyObject* kb_create_ops_module() { \
+    static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, kb_ops_id,         \
+                                        nullptr, 0, nullptr};                      \
+    return PyModule_Create(&module);                                               \
+  }
+#else
 // Expands NAME (e.g. TORCH_EXTENSION_NAME) before handing it to TORCH_LIBRARY.
 #define TORCH_LIBRARY_EXPAND(NAME, MODULE) TORCH_LIBRARY(NAME, MODULE)
 
 #define TORCH_LIBRARY_IMPL_EXPAND(NAME, DEVICE, MODULE) \
   TORCH_LIBRARY_IMPL(NAME, DEVICE, MODULE)
-
-// Stable-ABI kernels (torch/csrc/stable/library.h); implementations are wrapped with TORCH_BOX.
-#define STABLE_TORCH_LIBRARY_EXPAND(NAME, MODULE) STABLE_TORCH_LIBRARY(NAME, MODULE)
-
-#define STABLE_TORCH_LIBRARY_IMPL_EXPAND(NAME, DEVICE, MODULE) \
-  STABLE_TORCH_LIBRARY_IMPL(NAME, DEVICE, MODULE)
 
 // An otherwise empty Python module, so that the shared object is importable as
 // <package>.<ops id>; importing it runs the static Torch registrations.
@@ -30,3 +58,10 @@
                                         STRINGIFY(NAME), nullptr, 0, nullptr}; \
     return PyModule_Create(&module);                                           \
   }
+#endif
+
+// Stable-ABI kernels (torch/csrc/stable/library.h); implementations are wrapped with TORCH_BOX.
+#define STABLE_TORCH_LIBRARY_EXPAND(NAME, MODULE) STABLE_TORCH_LIBRARY(NAME, MODULE)
+
+#define STABLE_TORCH_LIBRARY_IMPL_EXPAND(NAME, DEVICE, MODULE) \
+  STABLE_TORCH_LIBRARY_IMPL(NAME, DEVICE, MODULE)
