@@ -55,7 +55,8 @@ def check_trust(repo_id: str, trust_remote_code: Union[bool, List[str]], user_ag
     if not trusted:
         raise ValueError(
             f"Kernel repository '{repo_id}' is not from a trusted publisher. Set trust_remote_code=True or "
-            "add the repository id to the trust_remote_code list to allow loading kernels from untrusted sources."
+            "add the repository id to the trust_remote_code list to allow loading kernels from untrusted sources. "
+            f"On a kernel-hub you run, trust the organization with `kernel-hub org add {org} --trusted --root <HUB_DIR>`."
         )
     try:
         marker.parent.mkdir(parents=True, exist_ok=True)

@@ -96,9 +96,13 @@ def test_no_variant_for_system(env_hub, cache, repos):
 
 
 def test_untrusted_publisher(env_hub, cache, repos):
-    with pytest.raises(ValueError, match="Kernel repository 'other-org/untrusted' is not from a trusted publisher. "
-                                         "Set trust_remote_code=True"):
+    with pytest.raises(ValueError) as refused:
         get_kernel("other-org/untrusted", version=1)
+    # Hugging Face's text, then the fix on a kernel-hub of one's own.
+    assert str(refused.value) == (
+        "Kernel repository 'other-org/untrusted' is not from a trusted publisher. Set trust_remote_code=True or add "
+        "the repository id to the trust_remote_code list to allow loading kernels from untrusted sources. On a "
+        "kernel-hub you run, trust the organization with `kernel-hub org add other-org --trusted --root <HUB_DIR>`.")
     # A list is an allowlist of repository ids (upstream 0.17.2): another repository's id does not
     # trust this one, its own id does.
     with pytest.raises(ValueError, match="is not from a trusted publisher"):
