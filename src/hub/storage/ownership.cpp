@@ -56,9 +56,9 @@ std::set<std::string> Ownership::load_repo(const fs::path& dir) {
   for (const auto& entry : fs::directory_iterator(dir / "commits", ec)) {
     auto bytes = util::read_file(entry.path());
     if (!bytes) continue;
-    auto commit = parse_commit(*bytes);
-    if (!commit) continue;
-    for (const auto& [path, file] : commit->tree) owned.insert(file.sha256);
+    auto record = parse_commit_record(*bytes);
+    if (!record) continue;
+    for (const auto& [path, file] : record->snapshot ? record->commit.tree : record->delta.set) owned.insert(file.sha256);
   }
   std::string lines;
   for (const auto& sha : owned) lines += sha + "\n";

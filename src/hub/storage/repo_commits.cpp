@@ -31,36 +31,101 @@ std::optional<std::string> folder_clash(const std::map<std::string, TreeEntry>& 
 
 }  // namespace
 
-util::Result<std::string> RepoStore::write_commit(const RepoId& repo, const Commit& commit) {
-  std::string bytes = serialize_commit(commit);
-  std::string id = commit_id(bytes);
+util::Result<std::string> RepoStore::write_commit(const RepoId& repo, const Commit& commit, const CachedCommit* parent,
+                                                 const ChargeRecord& charge) {
+  std::string snapshot = serialize_commit(commit);
+  std::string id = commit_id(snapshot);
   fs::path path = repo_dir(repo) / "commits" / id;
   std::error_code ec;
-  if (!fs::exists(path, ec)) {
-    fs::create_directories(path.parent_path(), ec);
-    auto written = util::write_file_atomic(path, bytes);
-    if (!written) return storage_failure(written.error().message);
+  if (fs::exists(path, ec)) return id;
+  // A delta while the deltas since the last snapshot stay lighter than a snapshot and the chain
+  // stays short enough to load quickly (commit.h); a snapshot otherwise.
+  std::string bytes = snapshot;
+  CachedCommit written{std::make_shared<const Commit>(commit), 0, 0};
+  if (parent && parent->commit && parent->depth < kMaxDeltaDepth) {
+    CommitDelta delta = diff_commits(parent->commit->tree, commit);
+    delta.depth = parent->depth + 1;
+    std::string record = serialize_delta(delta);
+    delta.bytes_since_snapshot = parent->bytes_since_snapshot + record.size();
+    record = serialize_delta(delta);
+    if (delta.bytes_since_snapshot < snapshot.size()) {
+      bytes = std::move(record);
+      written.depth = delta.depth;
+      written.bytes_since_snapshot = delta.bytes_since_snapshot;
+    }
   }
+  if (charge) KB_TRY(charge(record_key(relative(repo, "commits/" + id)), bytes.size()));
+  fs::create_directories(path.parent_path(), ec);
+  auto stored = util::write_file_atomic(path, bytes);
+  if (!stored) return storage_failure(stored.error().message);
+  // The next commit starts from this one: kept, so it is not rebuilt from its records.
+  std::lock_guard<std::mutex> guard(cache_guard_);
+  if (commit_cache_.size() > 256) commit_cache_.clear();
+  commit_cache_[repo_dir(repo).string() + "#" + id] = std::move(written);
   return id;
 }
 
-util::Result<std::shared_ptr<const Commit>> RepoStore::load_commit(const RepoId& repo, const std::string& id) const {
-  std::string key = repo_dir(repo).string() + "#" + id;
-  {
-    std::lock_guard<std::mutex> guard(cache_guard_);
-    if (auto it = commit_cache_.find(key); it != commit_cache_.end()) return it->second;
-  }
+util::Result<CommitRecord> RepoStore::read_record(const RepoId& repo, const std::string& id) const {
+  if (!is_commit_id(id)) return revision_not_found("Invalid rev id: " + id);
   auto bytes = util::read_file(repo_dir(repo) / "commits" / id);
   if (!bytes) return revision_not_found("Invalid rev id: " + id);
-  if (commit_id(*bytes) != id) return storage_failure("Commit " + id + " is corrupt");
-  auto parsed = parse_commit(*bytes);
-  if (!parsed) return storage_failure(parsed.error().message);
-  auto commit = std::make_shared<const Commit>(std::move(*parsed));
+  auto record = parse_commit_record(*bytes);
+  if (!record) return storage_failure("Commit " + id + " is corrupt: " + record.error().message);
+  if (record->snapshot && commit_id(*bytes) != id) return storage_failure("Commit " + id + " is corrupt");
+  return record;
+}
+
+// Reads records from `id` back to a snapshot or a cached commit (at most kMaxDeltaDepth), then
+// applies the deltas forwards; the result must hash to `id`, so a damaged record is never served.
+util::Result<RepoStore::CachedCommit> RepoStore::load_cached(const RepoId& repo, const std::string& id) const {
+  std::string prefix = repo_dir(repo).string() + "#";
+  auto cached = [&](const std::string& commit) -> std::optional<CachedCommit> {
+    std::lock_guard<std::mutex> guard(cache_guard_);
+    if (auto it = commit_cache_.find(prefix + commit); it != commit_cache_.end()) return it->second;
+    return std::nullopt;
+  };
+  if (auto hit = cached(id)) return *hit;
+  std::vector<CommitDelta> chain;
+  CachedCommit base;
+  for (std::string current = id;;) {
+    if (!chain.empty()) {
+      if (auto hit = cached(current)) {
+        base = *hit;
+        break;
+      }
+    }
+    auto record = read_record(repo, current);
+    if (!record) {
+      if (chain.empty()) return std::move(record).error();
+      return storage_failure("Commit " + id + " is corrupt: its ancestor " + current + " is missing or damaged");
+    }
+    if (record->snapshot) {
+      base.commit = std::make_shared<const Commit>(std::move(record->commit));
+      break;
+    }
+    if (chain.size() > kMaxDeltaDepth) return storage_failure("Commit " + id + " is corrupt: its delta chain is too long");
+    current = record->delta.parent;
+    chain.push_back(std::move(record->delta));
+  }
+  CachedCommit result = base;
+  if (!chain.empty()) {
+    Commit next = *base.commit;
+    for (auto it = chain.rbegin(); it != chain.rend(); ++it) next = apply_delta(next, *it);
+    if (commit_id(serialize_commit(next)) != id) return storage_failure("Commit " + id + " is corrupt");
+    result = CachedCommit{std::make_shared<const Commit>(std::move(next)), chain.front().depth,
+                          chain.front().bytes_since_snapshot};
+  }
   std::lock_guard<std::mutex> guard(cache_guard_);
   // Commits are immutable, so caching never serves stale data; the bound keeps memory flat.
   if (commit_cache_.size() > 256) commit_cache_.clear();
-  commit_cache_[key] = commit;
-  return commit;
+  commit_cache_[prefix + id] = result;
+  return result;
+}
+
+util::Result<std::shared_ptr<const Commit>> RepoStore::load_commit(const RepoId& repo, const std::string& id) const {
+  auto loaded = load_cached(repo, id);
+  if (!loaded) return std::move(loaded).error();
+  return loaded->commit;
 }
 
 util::Result<CommitResult> RepoStore::commit(const RepoId& repo, const CommitRequest& request) {
@@ -89,11 +154,11 @@ util::Result<CommitResult> RepoStore::commit(const RepoId& repo, const CommitReq
   if (request.parent_commit && !request.parent_commit->empty() && *request.parent_commit != head) {
     return stale_parent("A commit has happened since. Please refresh and try again.");
   }
-  auto base = load_commit(repo, head);
+  auto base = load_cached(repo, head);
   if (!base.ok()) return base.error();
   Commit next;
   next.parent = head;
-  next.tree = (*base)->tree;
+  next.tree = base->commit->tree;
   next.message = request.message;
   next.time = now_iso8601();
   next.author = request.author;
@@ -132,7 +197,7 @@ util::Result<CommitResult> RepoStore::commit(const RepoId& repo, const CommitReq
       }
     }
   }
-  auto id = write_commit(repo, next);
+  auto id = write_commit(repo, next, &*base, request.charge);
   if (!id.ok()) return id.error();
   CommitResult result{*id, std::nullopt};
   if (request.create_pr) {
@@ -144,9 +209,10 @@ util::Result<CommitResult> RepoStore::commit(const RepoId& repo, const CommitReq
     std::string summary = request.message.substr(0, request.message.find('\n'));
     std::string description =
         summary.size() < request.message.size() ? request.message.substr(std::min(request.message.size(), summary.size() + 2)) : "";
-    (*all)[number] = Discussion{number, true, request.author, summary, description, "open", next.time,
-                                      branch_name(request.revision)};
-    if (auto s = write_discussions(dir, *all); !s) return storage_failure(s.error().message);
+    Discussion opened{number, true, request.author, summary, description, "open", next.time,
+                      branch_name(request.revision)};
+    KB_TRY(write_discussion(dir, opened, record_key(relative(repo, "discussions/" + std::to_string(number) + ".json")),
+                            request.charge));
     current->pull_requests[number] = *id;
     result.pull_request = number;
   } else if (target_pr) {
@@ -158,4 +224,5 @@ util::Result<CommitResult> RepoStore::commit(const RepoId& repo, const CommitReq
   if (auto s = write_refs(dir, *current); !s) return storage_failure(s.error().message);
   return result;
 }
+
 }  // namespace kb::hub::storage

@@ -2,6 +2,7 @@
 #include "hub/storage/repo_store.h"
 
 #include <algorithm>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
@@ -14,37 +15,73 @@ namespace kb::hub::storage {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
+namespace {
+
+Discussion discussion_of(int number, const json& d) {
+  Discussion entry;
+  entry.num = number;
+  entry.pull_request = d.value("pull_request", false);
+  entry.author = d.value("author", "");
+  entry.title = d.value("title", "");
+  entry.description = d.value("description", "");
+  entry.status = d.value("status", "open");
+  entry.created = d.value("created", "");
+  entry.base = d.value("base", "");
+  return entry;
+}
+
+// "<n>.json" -> n, for n in [1, 999999999]; nullopt for any other name.
+std::optional<int> record_number(const std::string& name) {
+  if (name.size() < 6 || name.size() > 14 || name.compare(name.size() - 5, 5, ".json") != 0) return std::nullopt;
+  std::string digits = name.substr(0, name.size() - 5);
+  if (digits[0] == '0' || digits.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
+  return std::stoi(digits);
+}
+
+}  // namespace
+
+// One file per discussion (discussions/<n>.json), written once; the single discussions.json of
+// older roots is read first, so their discussions keep their numbers.
 util::Result<std::map<int, Discussion>> RepoStore::read_discussions(const fs::path& dir) {
   std::map<int, Discussion> all;
-  auto text = util::read_file(dir / "discussions.json");
-  if (!text) return all;  // none yet
-  json doc = json::parse(*text, nullptr, false);
-  if (doc.is_discarded() || doc.value("format_version", 0) != 1 || !doc.contains("discussions")) {
-    return storage_failure("Corrupt discussions file");
+  if (auto text = util::read_file(dir / "discussions.json")) {
+    json doc = json::parse(*text, nullptr, false);
+    if (doc.is_discarded() || doc.value("format_version", 0) != 1 || !doc.contains("discussions")) {
+      return storage_failure("Corrupt discussions file");
+    }
+    for (const auto& [number, d] : doc.at("discussions").items()) {
+      int num = std::stoi(number);
+      all[num] = discussion_of(num, d);
+    }
   }
-  for (const auto& [number, d] : doc.at("discussions").items()) {
-    Discussion entry;
-    entry.num = std::stoi(number);
-    entry.pull_request = d.value("pull_request", false);
-    entry.author = d.value("author", "");
-    entry.title = d.value("title", "");
-    entry.description = d.value("description", "");
-    entry.status = d.value("status", "open");
-    entry.created = d.value("created", "");
-    entry.base = d.value("base", "");
-    all[entry.num] = std::move(entry);
+  std::error_code ec;
+  for (const auto& file : fs::directory_iterator(dir / "discussions", ec)) {
+    auto number = record_number(file.path().filename().string());
+    if (!number) continue;  // write_file_atomic's temporaries
+    auto text = util::read_file(file.path());
+    if (!text) return storage_failure("Cannot read discussion #" + std::to_string(*number));
+    json doc = json::parse(*text, nullptr, false);
+    if (doc.is_discarded() || doc.value("format_version", 0) != 1) {
+      return storage_failure("Corrupt discussion file #" + std::to_string(*number));
+    }
+    all[*number] = discussion_of(*number, doc);
   }
   return all;
 }
 
-util::Status RepoStore::write_discussions(const fs::path& dir, const std::map<int, Discussion>& all) {
-  json list = json::object();
-  for (const auto& [number, d] : all) {
-    list[std::to_string(number)] = {{"pull_request", d.pull_request}, {"author", d.author}, {"title", d.title},
-                                    {"description", d.description}, {"status", d.status}, {"created", d.created},
-                                    {"base", d.base}};
+util::Status RepoStore::write_discussion(const fs::path& dir, const Discussion& d, const std::string& key,
+                                         const ChargeRecord& charge) {
+  json doc = {{"format_version", 1},         {"pull_request", d.pull_request}, {"author", d.author},
+              {"title", d.title},            {"description", d.description},   {"status", d.status},
+              {"created", d.created},        {"base", d.base}};
+  std::string bytes = doc.dump();
+  if (charge) KB_TRY(charge(key, bytes.size()));
+  std::error_code ec;
+  fs::create_directories(dir / "discussions", ec);
+  if (auto s = util::write_file_atomic(dir / "discussions" / (std::to_string(d.num) + ".json"), bytes); !s) {
+    return storage_failure(s.error().message);
   }
-  return util::write_file_atomic(dir / "discussions.json", json{{"format_version", 1}, {"discussions", list}}.dump(2));
+  return {};
 }
 
 int RepoStore::next_number(const Refs& refs, const std::map<int, Discussion>& all) {
@@ -75,7 +112,8 @@ util::Result<Discussion> RepoStore::discussion(const RepoId& repo, int num) cons
   return it->second;
 }
 
-util::Result<Discussion> RepoStore::open_discussion(const RepoId& repo, Discussion discussion) {
+util::Result<Discussion> RepoStore::open_discussion(const RepoId& repo, Discussion discussion,
+                                                   const ChargeRecord& charge) {
   return edit_refs(repo, [&](const fs::path& dir, Refs& refs) -> util::Result<Discussion> {
     auto all = read_discussions(dir);
     if (!all.ok()) return all.error();
@@ -89,8 +127,8 @@ util::Result<Discussion> RepoStore::open_discussion(const RepoId& repo, Discussi
       }
       head = it->second;
     }
-    (*all)[discussion.num] = discussion;
-    if (auto s = write_discussions(dir, *all); !s) return storage_failure(s.error().message);
+    KB_TRY(write_discussion(dir, discussion,
+                            record_key(relative(repo, "discussions/" + std::to_string(discussion.num) + ".json")), charge));
     if (discussion.pull_request) {
       refs.pull_requests[discussion.num] = head;
       if (auto s = write_refs(dir, refs); !s) return storage_failure(s.error().message);

@@ -23,13 +23,15 @@ util::Result<std::string> RepoStore::delete_branch(const RepoId& repo, const std
   });
 }
 
-util::Result<std::string> RepoStore::create_tag(const RepoId& repo, const std::string& tag, const std::string& revision) {
+util::Result<std::string> RepoStore::create_tag(const RepoId& repo, const std::string& tag, const std::string& revision,
+                                                const ChargeRecord& charge) {
   return edit_refs(repo, [&](const fs::path& dir, Refs& refs) -> util::Result<std::string> {
     std::string name = tag_name(tag);
     if (auto s = protocol::check_ref_name(name); !s) return invalid_request(s.error().message);
     if (refs.tags.count(name)) return conflict("Tag `" + name + "` already exists");
     auto target = resolve(repo, revision);
     if (!target.ok()) return target.error();
+    if (charge) KB_TRY(charge(record_key(relative(repo, "refs/tags/" + name)), ref_bytes(name)));
     refs.tags[name] = *target;
     if (auto s = write_refs(dir, refs); !s) return storage_failure(s.error().message);
     return *target;

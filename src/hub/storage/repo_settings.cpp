@@ -39,14 +39,24 @@ util::Result<std::vector<std::string>> RepoStore::delete_repo(const RepoId& repo
     fs::rename(dir, trash, ec);
     if (ec) return storage_failure("Cannot delete repository: " + ec.message());
   }
+  // Its records leave with it: their ledger keys are returned with the objects.
+  std::vector<std::string> removed{record_key(relative(repo, "repo.json"))};
   std::error_code ec;
+  for (const char* kind : {"commits", "discussions"}) {
+    for (const auto& file : fs::directory_iterator(trash / kind, ec)) {
+      removed.push_back(record_key(relative(repo, std::string(kind) + "/" + file.path().filename().string())));
+    }
+  }
+  if (auto refs = read_refs(trash); refs.ok()) {
+    for (const auto& [name, commit] : refs->branches) removed.push_back(record_key(relative(repo, "refs/heads/" + name)));
+    for (const auto& [name, commit] : refs->tags) removed.push_back(record_key(relative(repo, "refs/tags/" + name)));
+  }
   fs::remove_all(trash, ec);
   {
     std::lock_guard<std::mutex> guard(cache_guard_);
     commit_cache_.clear();
   }
   std::unique_lock<std::shared_mutex> exclusive(gc_guard_);
-  std::vector<std::string> removed;
   // Bodies kept elsewhere (Xet storage) are not the object store's to remove.
   for (const auto& sha : ownership_.remove_repo(key(repo))) {
     if (!objects_.contains(sha)) continue;

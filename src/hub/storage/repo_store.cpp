@@ -13,6 +13,7 @@
 #include "hub/storage/revisions.h"
 #include "hub/storage/storage_errors.h"
 #include "util/fs.h"
+#include "util/hash.h"
 
 namespace kb::hub::storage {
 
@@ -98,7 +99,9 @@ util::Result<Refs> RepoStore::read_refs(const fs::path& dir) {
   return refs;
 }
 
-util::Status RepoStore::write_refs(const fs::path& dir, const Refs& refs) {
+namespace {
+
+std::string refs_text(const Refs& refs) {
   json branches = json::object();
   for (const auto& [name, commit] : refs.branches) branches[name] = commit;
   json prs = json::object();
@@ -106,13 +109,29 @@ util::Status RepoStore::write_refs(const fs::path& dir, const Refs& refs) {
   json tags = json::object();
   for (const auto& [name, commit] : refs.tags) tags[name] = commit;
   json doc = {{"format_version", kRefsFormatVersion}, {"branches", branches}, {"tags", tags}, {"pull_requests", prs}};
-  return util::write_file_atomic(dir / "refs.json", doc.dump(2));
+  return doc.dump(2);
+}
+
+std::string repo_record_text(const RepoInfo& info) {
+  json record = {{"format_version", kRepoFormatVersion}, {"private", info.is_private}, {"created", info.created}};
+  if (!info.gated.empty()) record["gated"] = info.gated;
+  return record.dump(2);
+}
+
+}  // namespace
+
+std::string RepoStore::record_key(const std::string& relative_path) {
+  return util::sha256_hex("kernel-hub record\n" + relative_path);
+}
+
+uint64_t RepoStore::ref_bytes(const std::string& name) { return name.size() + 52; }
+
+util::Status RepoStore::write_refs(const fs::path& dir, const Refs& refs) {
+  return util::write_file_atomic(dir / "refs.json", refs_text(refs));
 }
 
 util::Status RepoStore::write_repo_record(const fs::path& dir, const RepoInfo& info) {
-  json record = {{"format_version", kRepoFormatVersion}, {"private", info.is_private}, {"created", info.created}};
-  if (!info.gated.empty()) record["gated"] = info.gated;
-  return util::write_file_atomic(dir / "repo.json", record.dump(2));
+  return util::write_file_atomic(dir / "repo.json", repo_record_text(info));
 }
 
 util::Result<RepoInfo> RepoStore::repo_info(const RepoId& repo) const {
@@ -130,7 +149,7 @@ util::Result<RepoInfo> RepoStore::repo_info(const RepoId& repo) const {
   return info;
 }
 
-util::Result<RepoInfo> RepoStore::create_repo(const RepoId& repo, bool is_private) {
+util::Result<RepoInfo> RepoStore::create_repo(const RepoId& repo, bool is_private, const ChargeRecord& charge) {
   if (auto s = protocol::check_repo_id(repo.full()); !s) return invalid_request(s.error().message);
   fs::path dir = repo_dir(repo);
   std::error_code ec;
@@ -144,13 +163,18 @@ util::Result<RepoInfo> RepoStore::create_repo(const RepoId& repo, bool is_privat
   initial.message = "initial commit";
   initial.time = now_iso8601();
   initial.tree[".gitattributes"] = TreeEntry{blob->git_oid, blob->sha256, blob->size, false};
-  auto id = write_commit(repo, initial);
-  if (!id.ok()) return id.error();
   Refs refs;
-  refs.branches["main"] = *id;
+  refs.branches["main"] = commit_id(serialize_commit(initial));
+  RepoInfo info{is_private, initial.time, ""};
+  if (charge) {
+    // Its records: the first commit, refs.json, repo.json and its line of the owned set.
+    uint64_t bytes = serialize_commit(initial).size() + refs_text(refs).size() + repo_record_text(info).size() + 65;
+    KB_TRY(charge(record_key(relative(repo, "repo.json")), bytes));
+  }
+  auto id = write_commit(repo, initial, nullptr, {});
+  if (!id.ok()) return id.error();
   if (auto s = write_refs(dir, refs); !s) return storage_failure(s.error().message);
   if (auto s = ownership_.add(key(repo), {blob->sha256}); !s) return storage_failure(s.error().message);
-  RepoInfo info{is_private, initial.time, ""};
   // Written last: a crash before this point leaves no visible repo, and a retry succeeds.
   if (auto s = write_repo_record(dir, info); !s) return storage_failure(s.error().message);
   return info;
@@ -187,7 +211,7 @@ util::Result<RepoStore::RevisionCommit> RepoStore::commit_at(const RepoId& repo,
 }
 
 util::Result<std::string> RepoStore::create_branch(const RepoId& repo, const std::string& branch,
-                                              const std::string& starting_point) {
+                                                   const std::string& starting_point, const ChargeRecord& charge) {
   return edit_refs(repo, [&](const fs::path& dir, Refs& refs) -> util::Result<std::string> {
     if (auto s = protocol::check_ref_name(branch); !s) return invalid_request(s.error().message);
     if (refs.branches.count(branch)) return conflict("Reference already exists");
@@ -199,6 +223,7 @@ util::Result<std::string> RepoStore::create_branch(const RepoId& repo, const std
     }
     auto start = resolve(repo, starting_point);
     if (!start.ok()) return start.error();
+    if (charge) KB_TRY(charge(record_key(relative(repo, "refs/heads/" + branch)), ref_bytes(branch)));
     refs.branches[branch] = *start;
     if (auto s = write_refs(dir, refs); !s) return storage_failure(s.error().message);
     return *start;

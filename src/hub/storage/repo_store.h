@@ -1,16 +1,22 @@
 // Repositories of the Hub server under <root>/repos/<type>s/<namespace>/<name>/:
 //   repo.json      creation record (visibility); its presence is what makes a repo exist
 //   refs.json      branches, tags and pull-request refs -> commit id, replaced atomically
-//   discussions.json  pull requests and discussions (author, title, status), replaced atomically
-//   commits/<id>   immutable commit objects (commit.h)
+//   discussions/<num>.json  one pull request or discussion each (author, title, status), written
+//                  once; discussions.json (all in one file) of older roots is still read
+//   commits/<id>   immutable commit records: deltas and snapshots (commit.h)
 //   lock           flock()ed while a writer updates refs, so two server processes are safe
 //   owned          the objects this repository owns (ownership.h)
 // Every writer writes new objects and the commit first and switches the ref last, so a crash
 // at any moment leaves each ref at a complete old or new commit.
+// Every record a request adds (repository, commit, ref, discussion) is offered to a ChargeRecord
+// before it is written, so that the server charges its bytes to the user's quota or refuses it
+// (docs/hub-security.md, "Storage quota").
 // Failures are util::Error values from storage_errors.h (status and Hub error code set).
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -27,6 +33,10 @@
 #include "util/result.h"
 
 namespace kb::hub::storage {
+
+// Asked before a record is written with its ledger key (RepoStore::record_key) and its size in
+// bytes; an error (storage_errors.h's quota_exceeded) refuses the write and is returned.
+using ChargeRecord = std::function<util::Status(const std::string& key, uint64_t bytes)>;
 
 struct RepoId {
   std::string type;       // "kernel" or "model"
@@ -59,7 +69,8 @@ struct Discussion {
   std::string base;    // target branch of a pull request
 };
 
-// One commit of a history listing, newest first.
+// One commit of a history listing, newest first: its parent, message, time and author (the tree
+// is not filled in; load_commit reads it).
 struct HistoryEntry {
   std::string id;
   std::shared_ptr<const Commit> commit;
@@ -80,6 +91,7 @@ struct CommitRequest {
   std::optional<std::string> parent_commit;
   bool create_pr = false;
   std::string author = {};  // user name recorded in the commit (and as the author of a new pull request)
+  ChargeRecord charge = {};  // the commit record and a new pull request's record (none: not charged)
 };
 
 struct CommitResult {
@@ -106,7 +118,13 @@ class RepoStore {
     return ownership_.add(key(repo), sha256s);
   }
 
-  util::Result<RepoInfo> create_repo(const RepoId& repo, bool is_private);
+  // The ledger key of a record: a 64-hex digest of its path under the root ("repos/…/commits/<id>").
+  static std::string record_key(const std::string& relative_path);
+  // Bytes a branch or tag named `name` adds to refs.json (its line: indent, quotes, commit id).
+  static uint64_t ref_bytes(const std::string& name);
+
+  // `charge` gets the bytes of the new repository's records (repo.json, refs, first commit).
+  util::Result<RepoInfo> create_repo(const RepoId& repo, bool is_private, const ChargeRecord& charge = {});
   util::Result<RepoInfo> repo_info(const RepoId& repo) const;
   // Every existing repository of a type ("kernel", "model"), sorted by namespace and name.
   std::vector<RepoId> list_repos(const std::string& type) const;
@@ -120,20 +138,23 @@ class RepoStore {
     std::shared_ptr<const Commit> commit;
   };
   util::Result<RevisionCommit> commit_at(const RepoId& repo, const std::string& revision) const;
+  // A new branch or tag charges its entry of refs.json (and stays charged until the repository
+  // is deleted).
   util::Result<std::string> create_branch(const RepoId& repo, const std::string& branch,
-                                     const std::string& starting_point);
+                                          const std::string& starting_point, const ChargeRecord& charge = {});
   util::Result<CommitResult> commit(const RepoId& repo, const CommitRequest& request);
 
   // Administration (repo_refs.cpp, repo_settings.cpp). Deleting `main` is refused (the default branch).
   util::Result<std::string> delete_branch(const RepoId& repo, const std::string& branch);
-  util::Result<std::string> create_tag(const RepoId& repo, const std::string& tag, const std::string& revision);
+  util::Result<std::string> create_tag(const RepoId& repo, const std::string& tag, const std::string& revision,
+                                       const ChargeRecord& charge = {});
   util::Result<std::string> delete_tag(const RepoId& repo, const std::string& tag);
   // Visibility and gating; nullopt leaves a setting as it is.
   util::Result<RepoInfo> update_settings(const RepoId& repo, std::optional<bool> is_private,
                                     std::optional<std::string> gated);
   // Removes the repository; the objects only it owned are removed from the object store and
-  // returned (sha256s), so that the caller can release their storage accounting. Objects that
-  // another repository owns stay.
+  // returned (sha256s) with the ledger keys of its records, so that the caller can release their
+  // storage accounting. Objects that another repository owns stay.
   util::Result<std::vector<std::string>> delete_repo(const RepoId& repo);
   // History of `revision` from its head, newest first: entries [skip, skip + limit), and
   // whether more follow.
@@ -142,7 +163,7 @@ class RepoStore {
   util::Result<std::vector<Discussion>> discussions(const RepoId& repo) const;
   util::Result<Discussion> discussion(const RepoId& repo, int num) const;
   // A new discussion; a pull request gets refs/pr/<num> at the head of `base`.
-  util::Result<Discussion> open_discussion(const RepoId& repo, Discussion discussion);
+  util::Result<Discussion> open_discussion(const RepoId& repo, Discussion discussion, const ChargeRecord& charge = {});
 
   // Held (shared) by anything that adds an object and its owner, and (exclusive) while
   // delete_repo removes objects that lost their last owner, so neither misses the other.
@@ -154,7 +175,22 @@ class RepoStore {
   // Holds the in-process mutex and the flock of one repo for the lifetime of the object.
   class WriteLock;
   std::shared_ptr<std::mutex> repo_mutex(const std::string& key);
-  util::Result<std::string> write_commit(const RepoId& repo, const Commit& commit);
+  // A loaded commit and where its record stands in its delta chain (commit.h).
+  struct CachedCommit {
+    std::shared_ptr<const Commit> commit;
+    uint32_t depth = 0;                 // 0: a snapshot
+    uint64_t bytes_since_snapshot = 0;  // bytes of the delta records since the snapshot
+  };
+  util::Result<CachedCommit> load_cached(const RepoId& repo, const std::string& id) const;
+  util::Result<CommitRecord> read_record(const RepoId& repo, const std::string& id) const;
+  // Writes `commit` as a delta from `parent` (nullptr for none) or a snapshot, charged first.
+  util::Result<std::string> write_commit(const RepoId& repo, const Commit& commit, const CachedCommit* parent,
+                                         const ChargeRecord& charge);
+  std::string relative(const RepoId& repo, const std::string& path) const {
+    return "repos/" + key(repo) + "/" + path;
+  }
+  static util::Status write_discussion(const std::filesystem::path& dir, const Discussion& discussion,
+                                       const std::string& key, const ChargeRecord& charge);
   static util::Result<Refs> read_refs(const std::filesystem::path& dir);
   static util::Status write_refs(const std::filesystem::path& dir, const Refs& refs);
   // Runs `edit(dir, refs)` on the refs of `repo` (an error if it does not exist), read under the
@@ -162,7 +198,6 @@ class RepoStore {
   template <typename Edit>
   auto edit_refs(const RepoId& repo, Edit edit);
   static util::Result<std::map<int, Discussion>> read_discussions(const std::filesystem::path& dir);
-  static util::Status write_discussions(const std::filesystem::path& dir, const std::map<int, Discussion>& all);
   static int next_number(const Refs& refs, const std::map<int, Discussion>& all);
   static util::Status write_repo_record(const std::filesystem::path& dir, const RepoInfo& info);
 
@@ -174,7 +209,7 @@ class RepoStore {
   std::mutex mutexes_guard_;
   std::map<std::string, std::shared_ptr<std::mutex>> mutexes_;
   mutable std::mutex cache_guard_;
-  mutable std::map<std::string, std::shared_ptr<const Commit>> commit_cache_;
+  mutable std::map<std::string, CachedCommit> commit_cache_;
 };
 
 }  // namespace kb::hub::storage

@@ -1,5 +1,7 @@
 // RepoStore administration: tags, branch and repository deletion (ownership and the object
 // store), settings, history pagination, discussions and pull-request records.
+#include <algorithm>
+
 #include <gtest/gtest.h>
 
 #include "hub/storage/repo_store.h"
@@ -69,7 +71,13 @@ TEST(RepoAdmin, delete_repo_removes_only_objects_no_other_repository_owns) {
   ASSERT_TRUE(usage.charge("alice", only.entry.sha256, only.entry.size).ok());
   auto removed = store.delete_repo(doomed);
   ASSERT_TRUE(removed.ok());
-  EXPECT_EQ(*removed, std::vector<std::string>{only.entry.sha256});
+  // The object only it owned, and the ledger keys of its records (repo.json, two commits, refs).
+  std::vector<std::string> expected{RepoStore::record_key("repos/models/acme/doomed/repo.json"),
+                                    RepoStore::record_key("repos/models/acme/doomed/refs/heads/main"),
+                                    only.entry.sha256};
+  for (const auto& key : expected) EXPECT_EQ(std::count(removed->begin(), removed->end(), key), 1) << key;
+  EXPECT_EQ(std::count(removed->begin(), removed->end(), shared.entry.sha256), 0);
+  EXPECT_EQ(removed->size(), 5u);  // + the records of its two commits
   EXPECT_FALSE(store.objects().contains(only.entry.sha256));
   EXPECT_TRUE(store.objects().contains(shared.entry.sha256));
   EXPECT_EQ(testing::answer(store.repo_info(doomed).error()), testing::kRepoNotFound);
