@@ -198,8 +198,9 @@ std::vector<Error> build_variants(const RunPlan& run, BuildSummary& summary, Bui
       if (!result) {
         reporter.stage(selected[i].name, Stage::failed);
         errors.push_back(std::move(result).error());
-      } else if (*result == VariantResult::built) {
+      } else if (result->result == VariantResult::built) {
         summary.built.push_back(selected[i].name);
+        if (!result->compile_times.empty()) summary.compile_times[selected[i].name] = std::move(result->compile_times);
       } else {
         summary.up_to_date.push_back(selected[i].name);
       }
@@ -257,7 +258,9 @@ Result<BuildSummary> run_build(const BuildOptions& options, BuildReporter& repor
   auto errors = build_variants(run, summary, reporter);
   if (InterruptWatch::interrupted()) return interrupted_error();
   if (!errors.empty()) return first_failure(std::move(errors));
-  if (run.copy_bundle_extras) KB_TRY(copy_bundle_extras(*config, *project, *project / "build", reporter));
+  // Every build, of all variants or of some (`--variant`, one CI job of a release plan), writes the
+  // card and benchmarks: whichever builds are uploaded carry the same shared files.
+  KB_TRY(copy_bundle_extras(*config, *project, *project / "build", reporter));
   return summary;
 }
 

@@ -4,10 +4,12 @@
 #pragma once
 
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "builder/compile_times.h"
 #include "builder/reporter.h"
 #include "builder/toolchain.h"
 #include "config/model.h"
@@ -51,6 +53,8 @@ struct BuildSummary {
   // Variants this run did not produce although the kernel has them: bundle variants of the
   // reference matrix without a toolchain here, and, with --variant, the unselected ones.
   std::vector<std::string> not_built;
+  // Per built variant, the sources its build compiled and their seconds, slowest first.
+  std::map<std::string, std::vector<SourceTime>> compile_times;
 };
 
 // Interpreters from a toolchain registry file: {"format_version": 1, "toolchains": [{"python": P}, ...]}.

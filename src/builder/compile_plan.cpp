@@ -152,6 +152,9 @@ Result<CompilePlan> plan_compile(const BuildSettings& s, const PlannedVariant& v
   if (!files) return std::move(files).error();
   plan.files = std::move(*files);
   plan.archs = variant::recorded_archs(all_archs);
+  plan.sources = tvm_ffi ? std::get<config::TvmFfiConfig>(s.config->framework).src
+                         : std::get<config::TorchConfig>(s.config->framework).src;
+  for (const auto* unit : s.config->units_for(v.backend)) plan.sources.insert(plan.sources.end(), unit->src.begin(), unit->src.end());
   plan.library = plan.cmake_dir / (ops_id + (tvm_ffi ? ".so" : ".abi3.so"));
 
   plan.configure = configure_command(s, v, facts, plan);

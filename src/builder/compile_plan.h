@@ -67,6 +67,7 @@ struct CompilePlan {
   std::optional<std::filesystem::path> ccache;
   std::filesystem::path stats_log;      // ccache's stats log with --remote-cache
   bool remote_cache = false;
+  std::vector<std::string> sources;     // the module's sources (project-relative), naming compile times
 };
 
 // `ops_id`, `work`: from the variant plan (variant_plan.h).

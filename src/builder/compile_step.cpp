@@ -156,9 +156,15 @@ util::Status prepare_header_cache(const BuildSettings& s, const PlannedVariant& 
   return {};
 }
 
-// Configure, header cache, Ninja and ccache's statistics.
+std::map<std::string, NinjaLogEntry> read_ninja_log(const CompilePlan& plan) {
+  auto text = util::read_file(plan.cmake_dir / ".ninja_log");
+  return parse_ninja_log(text ? *text : std::string());
+}
+
+// Configure, header cache, Ninja and ccache's statistics; the compile times of the sources that
+// Ninja compiled into `times` (and the log).
 util::Status run_compile(const BuildSettings& s, const PlannedVariant& v, const CompilePlan& plan, const fs::path& log_path,
-                         const std::function<void()>& on_compile) {
+                         const std::function<void()>& on_compile, std::vector<SourceTime>& times) {
   if (plan.jobs.note && s.reporter) s.reporter->note(v.name + ": " + *plan.jobs.note);
   KB_TRY(configure_if_needed(s, v, plan, log_path));
   bool compiling = false;
@@ -171,11 +177,15 @@ util::Status run_compile(const BuildSettings& s, const PlannedVariant& v, const 
   std::error_code ignored;
   if (plan.remote_cache) fs::remove(plan.stats_log, ignored);
   std::map<std::string, std::string> env = plan.compile_env;
+  auto ninja_log_before = read_ninja_log(plan);
   if (plan.header_cache) KB_TRY(prepare_header_cache(s, v, plan, log_path, env, start_compile));
   start_compile();
   auto run = run_logged(s, v.name, ninja_command(plan, plan.jobs.jobs), log_path, env);
   if (!run) return std::move(run).error();
   if (!run->success()) return build_failure(v.name, "compilation failed", log_path);
+  times = compile_times(ninja_log_before, read_ninja_log(plan), plan.sources);
+  std::string table = render_compile_times_table(times);
+  append_log(log_path, table.substr(0, table.size() - 1));
   if (plan.remote_cache && s.reporter) {
     auto log = util::read_file(plan.stats_log);
     s.reporter->note(v.name + ": " + describe(parse_stats_log(log ? *log : std::string())));
@@ -195,13 +205,13 @@ Result<ArchOutput> compile_arch(const BuildSettings& s, const PlannedVariant& v,
   if (!plan) return std::move(plan).error();
   KB_TRY(codegen::write_generated_files(plan->generated, plan->files, /*overwrite=*/true, "--force"));
   stamp_input += plan->stamp_input;
-  ArchOutput out{plan->archs, plan->library, false};
+  ArchOutput out{plan->archs, plan->library, false, {}};
   // Nothing changed since the last successful build of this variant: not even Ninja runs.
   if (up_to_date(stamp_input)) {
     out.up_to_date = true;
     return out;
   }
-  KB_TRY(run_compile(s, v, *plan, log_path, on_compile));
+  KB_TRY(run_compile(s, v, *plan, log_path, on_compile, out.compile_times));
   if (!fs::exists(out.library)) return build_failure(v.name, "the module " + out.library.string() + " was not built", log_path);
   // Reproducible modules: the linker's build id also covers names removed after the link.
   if (auto derived = abi::derive_build_id(out.library); !derived) return std::move(derived).error();

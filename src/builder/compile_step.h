@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "builder/compile_times.h"
 #include "builder/plan.h"
 #include "builder/variant_build.h"
 #include "util/result.h"
@@ -20,6 +21,7 @@ struct ArchOutput {
   std::vector<std::string> archs;  // recorded in metadata.json
   std::filesystem::path library;   // the built module
   bool up_to_date = false;         // the stamp matched: nothing was run
+  std::vector<SourceTime> compile_times;  // the sources compiled, slowest first
 };
 
 // `stamp_input` gets the plan's part of the variant stamp; `up_to_date(stamp input)` says whether

@@ -398,7 +398,7 @@ util::Status stage_variant(const BuildSettings& s, const PlannedVariant& v, cons
 
 namespace {
 
-Result<VariantResult> build_planned_variant(const BuildSettings& s, const PlannedVariant& v, const VariantPlan& plan) {
+Result<VariantOutcome> build_planned_variant(const BuildSettings& s, const PlannedVariant& v, const VariantPlan& plan) {
   std::error_code ec;
   fs::create_directories(plan.work, ec);
   { std::ofstream truncate(plan.log_path, std::ios::trunc); }
@@ -425,17 +425,17 @@ Result<VariantResult> build_planned_variant(const BuildSettings& s, const Planne
   std::string stamp = util::sha256_hex(stamp_input);
   if ((arch && arch->up_to_date) || (!arch && up_to_date(stamp_input))) {
     if (s.reporter) s.reporter->stage(v.name, Stage::up_to_date);
-    return VariantResult::up_to_date;
+    return VariantOutcome{VariantResult::up_to_date, {}};
   }
   KB_TRY(stage_variant(s, v, plan, &*meta, arch, early_check ? &*early_check : nullptr));
   (void)util::write_file_atomic(plan.stamp_file, stamp);
   if (s.reporter) s.reporter->stage(v.name, Stage::done);
-  return VariantResult::built;
+  return VariantOutcome{VariantResult::built, arch ? std::move(arch->compile_times) : std::vector<SourceTime>{}};
 }
 
 }  // namespace
 
-Result<VariantResult> build_variant(const BuildSettings& s, const PlannedVariant& v) {
+Result<VariantOutcome> build_variant(const BuildSettings& s, const PlannedVariant& v) {
   VariantPlan plan = plan_variant(s, v);
   auto result = build_planned_variant(s, v, plan);
   if (!result) {

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 
+#include "builder/compile_times.h"
 #include "builder/plan.h"
 #include "builder/reporter.h"
 #include "config/model.h"
@@ -52,11 +53,16 @@ struct BuildSettings {
 
 enum class VariantResult { built, up_to_date };
 
+struct VariantOutcome {
+  VariantResult result = VariantResult::built;
+  std::vector<SourceTime> compile_times;  // the sources this build compiled, slowest first
+};
+
 // <project>/build
 std::filesystem::path output_dir(const BuildSettings& settings);
 // <project>/build/.kb/<variant>: generated project, CMake build tree, log and stamp.
 std::filesystem::path work_dir(const BuildSettings& settings, const std::string& variant);
 
-util::Result<VariantResult> build_variant(const BuildSettings& settings, const PlannedVariant& variant);
+util::Result<VariantOutcome> build_variant(const BuildSettings& settings, const PlannedVariant& variant);
 
 }  // namespace kb::builder

@@ -1,6 +1,8 @@
 """What a rebuild compiles (docs/build-engine.md): the compile identity of a variant does not
 depend on the build's parallelism (--cores, --memory-budget, nvcc's threads). Without ccache, so
 that every object Ninja builds is a real compile."""
+import json
+import re
 import sys
 from pathlib import Path
 
@@ -70,6 +72,17 @@ def test_new_ops_id_recompiles_only_the_ops_id_source(built, kernel_builder, kb_
     assert module.exists()
     source = built / "addone_cpu" / "addone_cpu.cpp"
     source.write_text(source.read_text() + "\n// edited\n")
-    run_build(kernel_builder, built, kb_python, *build, "--unique-id", "id2")
+    result = run_build(kernel_builder, built, kb_python, *build, "--unique-id", "id2", "--json")
     objects = compiled_objects(built, cpu_variant)
     assert len(objects) == 1 and objects[0].endswith("addone_cpu.cpp.o"), objects
+    # The build names what it compiled and how long it took (compile_times.h): stderr, --json, build.log.
+    summary = json.loads(result.stdout)
+    assert summary["built"] == [cpu_variant]
+    times = summary["compile_times"][cpu_variant]
+    assert [t["source"] for t in times] == ["addone_cpu/addone_cpu.cpp"] and times[0]["seconds"] > 0.5, times
+    lines = result.stderr.splitlines()
+    at = lines.index(f"{cpu_variant}: slowest sources")
+    assert re.fullmatch(r" +\d+\.\d s  addone_cpu/addone_cpu\.cpp", lines[at + 1]), lines[at + 1]
+    log = (built / "build" / ".kb" / cpu_variant / "build.log").read_text()
+    assert "kernel-builder: compile times (seconds, slowest first; from .ninja_log):\n" in log
+    assert re.search(r"\n +\d+\.\d  addone_cpu/addone_cpu\.cpp\n", log)

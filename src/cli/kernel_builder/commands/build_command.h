@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "builder/build_report.h"
 #include "builder/builder.h"
 #include "builder/reproducible.h"
 #include "cli/app.h"
@@ -106,6 +107,7 @@ struct BuildCommandOptions {
   int cores = 0;
   double memory_budget_gib = 0;
   bool check_reproducible = false;  // build --check-reproducible (build/reproducible.h)
+  bool json = false;                // build --json: the summary and every compile time on stdout
 };
 
 inline void add_build_flags(CLI::App& app, BuildCommandOptions& o, bool with_variant) {
@@ -182,6 +184,8 @@ inline int run_build_command(BuildCommandOptions& o, builder::BuildSummary* summ
   if (!summary) return report_error(summary.error());
   std::cerr << "Built " << summary->built.size() << " variant(s), " << summary->up_to_date.size()
             << " up to date, in " << (std::filesystem::path(o.kernel_dir) / "build").string() << "\n";
+  for (const auto& [variant, times] : summary->compile_times) std::cerr << builder::render_slowest_sources(variant, times);
+  if (o.json) std::cout << builder::render_summary_json(*summary) << std::flush;
   if (summary_out) *summary_out = *summary;
   return 0;
 }
@@ -191,6 +195,10 @@ inline std::function<Action(CLI::App&)> build_command(bool with_variant) {
   return [with_variant](CLI::App& app) -> Action {
     auto options = std::make_shared<BuildCommandOptions>();
     add_build_flags(app, *options, with_variant);
+    if (with_variant) {
+      app.add_flag("--json", options->json,
+                   "Print the variants built, up to date and not built, and each compiled source's seconds, as JSON on stdout");
+    }
     return [options] { return run_build_command(*options); };
   };
 }

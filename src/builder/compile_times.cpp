@@ -1,0 +1,91 @@
+// Per-source compile times from Ninja's log (see compile_times.h).
+#include "builder/compile_times.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "util/strings.h"
+
+namespace kb::builder {
+
+std::map<std::string, NinjaLogEntry> parse_ninja_log(const std::string& text) {
+  std::map<std::string, NinjaLogEntry> out;
+  for (const auto& line : util::split(text, '\n')) {
+    if (line.empty() || line[0] == '#') continue;
+    auto fields = util::split(line, '\t');
+    if (fields.size() < 5) continue;
+    NinjaLogEntry entry;
+    try {
+      entry.start_ms = std::stoll(fields[0]);
+      entry.end_ms = std::stoll(fields[1]);
+    } catch (...) {
+      continue;
+    }
+    entry.line = line;
+    out[fields[3]] = std::move(entry);
+  }
+  return out;
+}
+
+namespace {
+
+std::string source_of(const std::string& object, const std::vector<std::string>& sources) {
+  std::string path = object.substr(0, object.size() - 2);  // without .o
+  std::string best;
+  for (const auto& source : sources) {
+    bool matches = path == source || (path.size() > source.size() && util::ends_with(path, "/" + source));
+    if (matches && source.size() > best.size()) best = source;
+  }
+  if (!best.empty()) return best;
+  auto slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+std::string seconds_text(double seconds) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f", seconds);
+  return text;
+}
+
+}  // namespace
+
+std::vector<SourceTime> compile_times(const std::map<std::string, NinjaLogEntry>& before,
+                                      const std::map<std::string, NinjaLogEntry>& after,
+                                      const std::vector<std::string>& sources) {
+  std::vector<SourceTime> out;
+  for (const auto& [output, entry] : after) {
+    if (!util::ends_with(output, ".o") || output.find(".dir/") == std::string::npos) continue;
+    auto previous = before.find(output);
+    if (previous != before.end() && previous->second.line == entry.line) continue;
+    out.push_back({source_of(output, sources), static_cast<double>(entry.end_ms - entry.start_ms) / 1000.0});
+  }
+  std::stable_sort(out.begin(), out.end(), [](const SourceTime& a, const SourceTime& b) {
+    return a.seconds != b.seconds ? a.seconds > b.seconds : a.source < b.source;
+  });
+  return out;
+}
+
+std::string render_compile_times_table(const std::vector<SourceTime>& times) {
+  std::string out = "compile times (seconds, slowest first; from .ninja_log):\n";
+  if (times.empty()) return out + "  nothing was compiled\n";
+  for (const auto& time : times) {
+    std::string seconds = seconds_text(time.seconds);
+    out += std::string(seconds.size() < 8 ? 8 - seconds.size() : 0, ' ') + seconds + "  " + time.source + "\n";
+  }
+  return out;
+}
+
+std::string render_slowest_sources(const std::string& variant, const std::vector<SourceTime>& times, size_t limit) {
+  if (times.empty()) return "";
+  std::string out = variant + ": slowest sources\n";
+  for (size_t i = 0; i < times.size() && i < limit; ++i) {
+    std::string seconds = seconds_text(times[i].seconds) + " s";
+    out += std::string(seconds.size() < 10 ? 10 - seconds.size() : 0, ' ') + seconds + "  " + times[i].source + "\n";
+  }
+  if (times.size() > limit) {
+    out += "  ... and " + std::to_string(times.size() - limit) + " more (build.log, --json)\n";
+  }
+  return out;
+}
+
+}  // namespace kb::builder
