@@ -45,7 +45,10 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-constexpr size_t kBodyBuffer = 64 * 1024;      // one read of a request body
+// One read of a request body: small while a client sends little (a held slow body costs little
+// memory), doubled after each read that fills it, up to kBodyBufferMax.
+constexpr size_t kBodyBufferMin = 2 * 1024;
+constexpr size_t kBodyBufferMax = 256 * 1024;
 constexpr size_t kProviderChunk = 256 * 1024;  // one pull from a content provider
 constexpr size_t kMemoryBodyMax = 64 * 1024;   // a PUT body up to this stays in memory
 constexpr size_t kDrainLimit = 64 * 1024;
@@ -236,6 +239,7 @@ class Session : public std::enable_shared_from_this<Session> {
     close_after_ = false;
     body_unread_ = false;
     sent_body_ = 0;
+    if (buffer_.size() == 0) buffer_.shrink_to_fit();  // an idle connection keeps no read buffer
     stream_.expires_after(requests_ == 0 ? options().read_timeout : options().keep_alive_timeout);
     bhttp::async_read_header(stream_, buffer_, *parser_,
                              [self = shared_from_this()](beast::error_code ec, size_t) { self->on_head(ec); });
@@ -319,9 +323,12 @@ class Session : public std::enable_shared_from_this<Session> {
   }
 
   void read_body() {
-    if (!body_buffer_) body_buffer_ = std::make_unique<char[]>(kBodyBuffer);
+    if (!body_buffer_) {
+      body_buffer_size_ = kBodyBufferMin;
+      body_buffer_ = std::make_unique<char[]>(body_buffer_size_);
+    }
     parser_->get().body().data = body_buffer_.get();
-    parser_->get().body().size = kBodyBuffer;
+    parser_->get().body().size = body_buffer_size_;
     stream_.expires_at(body_expiry());
     bhttp::async_read_some(stream_, buffer_, *parser_,
                            [self = shared_from_this()](beast::error_code ec, size_t) { self->on_body(ec); });
@@ -329,7 +336,13 @@ class Session : public std::enable_shared_from_this<Session> {
 
   void on_body(beast::error_code ec) {
     if (ec == bhttp::error::need_buffer) ec = {};
-    size_t got = kBodyBuffer - parser_->get().body().size;
+    size_t got = body_buffer_size_ - parser_->get().body().size;
+    if (got == body_buffer_size_ && body_buffer_size_ < kBodyBufferMax) {
+      body_buffer_size_ *= 2;
+      auto larger = std::make_unique<char[]>(body_buffer_size_);
+      std::copy_n(body_buffer_.get(), got, larger.get());
+      body_buffer_ = std::move(larger);
+    }
     if (got > 0) {
       received_ += got;
       if (!spool_->append(body_buffer_.get(), got)) {
@@ -576,9 +589,12 @@ class Session : public std::enable_shared_from_this<Session> {
 
   void drain_more() {
     if (drained_ >= kDrainLimit) return close();
-    if (!body_buffer_) body_buffer_ = std::make_unique<char[]>(kBodyBuffer);
+    if (!body_buffer_) {
+      body_buffer_size_ = kBodyBufferMin;
+      body_buffer_ = std::make_unique<char[]>(body_buffer_size_);
+    }
     stream_.expires_at(drain_until_);
-    stream_.async_read_some(net::buffer(body_buffer_.get(), std::min(kBodyBuffer, kDrainLimit - drained_)),
+    stream_.async_read_some(net::buffer(body_buffer_.get(), std::min(body_buffer_size_, kDrainLimit - drained_)),
                             [self = shared_from_this()](beast::error_code ec, size_t n) {
                               if (ec) return self->close();
                               self->drained_ += n;
@@ -598,6 +614,7 @@ class Session : public std::enable_shared_from_this<Session> {
   std::optional<bhttp::request_parser<bhttp::buffer_body>> parser_;
   std::optional<BodySpool> spool_;
   std::unique_ptr<char[]> body_buffer_;
+  size_t body_buffer_size_ = 0;
   Request request_;
   Response response_;
   std::vector<Segment> segments_;

@@ -249,6 +249,19 @@ void HubService::xet_upload_shard(const Request& request, Response& response) {
     int status = shard.error().code == xet::error_code::kShardTooLarge ? 413 : 400;
     return reply_error(response, status, shard.error().code, shard.error().message);
   }
+  // What verifying it costs is bounded by its size (docs/hub-xet.md, "Verification cost").
+  if (auto cost = xet::check_shard_cost(*shard, request.body.size()); !cost) return reply_xet_invalid(response, cost.error());
+  uint64_t read_back = 0;
+  for (const auto& info : shard->files) {
+    auto known = store_.xet().file(xet::hash_to_string(info.file_hash));
+    if (!known) read_back += info.size();
+  }
+  if (uint64_t budget = xet::verification_budget(request.body.size()).content_bytes; read_back > budget) {
+    return reply_error(response, 400, xet::error_code::kShardTooCostly,
+                       "Shard describes " + std::to_string(read_back) + " bytes of new files; a shard of " +
+                           std::to_string(request.body.size()) + " bytes may describe at most " + std::to_string(budget) +
+                           " (upload such files in several shards, or over LFS)");
+  }
   auto caller = grant_caller(*grant);
   std::set<std::string> xorbs;
   for (const auto& file : shard->files) {

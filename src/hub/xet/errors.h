@@ -19,6 +19,7 @@ inline constexpr const char* kShardTooLarge = "XetShardTooLarge";            // 
 inline constexpr const char* kShardVerificationFailed = "XetShardVerificationFailed";  // a range/file hash or size that does not match
 inline constexpr const char* kUnknownXorb = "XetUnknownXorb";                // a shard or file references a xorb the store lacks
 inline constexpr const char* kChunkRangeOutOfBounds = "XetChunkRangeOutOfBounds";  // a term's chunk range past the xorb's end
+inline constexpr const char* kShardTooCostly = "XetShardTooCostly";          // verifying it would cost more than its size allows
 inline constexpr const char* kRangeNotSatisfiable = "XetRangeNotSatisfiable";      // a byte range that starts at or after the file's end
 
 }  // namespace kb::hub::xet::error_code

@@ -1,8 +1,10 @@
 // Shard parsing, serialization and upload verification (hub-docs xet/shard.md, xet/hashing.md).
 #include "hub/xet/shard.h"
 
+#include <algorithm>
 #include <cstring>
 #include <map>
+#include <tuple>
 
 #include "hub/xet/errors.h"
 #include "hub/xet/xorb.h"
@@ -340,9 +342,19 @@ class StoredXorbs {
     return &it->second;
   }
 
+  // The verification hash of a term's chunk range, computed once per shard however many terms
+  // repeat it.
+  const MerkleHash& range_hash(const FileTerm& term, const std::vector<MerkleHash>& hashes) {
+    auto key = std::make_tuple(term.xorb_hash, term.chunk_begin, term.chunk_end);
+    auto it = range_hashes_.find(key);
+    if (it == range_hashes_.end()) it = range_hashes_.emplace(key, verification_range_hash(hashes)).first;
+    return it->second;
+  }
+
  private:
   const XorbChunksLookup& lookup_;
   std::map<MerkleHash, std::vector<ChunkHashAndSize>> known_;
+  std::map<std::tuple<MerkleHash, uint32_t, uint32_t>, MerkleHash> range_hashes_;
 };
 
 // A term's range, size and verification hash against the stored xorb; its chunks are appended
@@ -372,7 +384,7 @@ util::Status verify_term(const FileTerm& term, const std::string& name, StoredXo
     return verification_failed(name + ": declares " + std::to_string(term.unpacked_size) + " bytes, its chunks hold " +
                                std::to_string(unpacked));
   }
-  if (verification_range_hash(range_hashes) != *term.verification) {
+  if (stored.range_hash(term, range_hashes) != *term.verification) {
     return verification_failed(name + ": the verification hash does not match the xorb's chunks");
   }
   return {};
@@ -418,6 +430,30 @@ util::Status verify_xorb_entry(const XorbEntry& xorb, StoredXorbs& stored) {
 }
 
 }  // namespace
+
+VerificationBudget verification_budget(uint64_t shard_bytes) {
+  return {std::max(kVerifyChunksFloor, shard_bytes * kVerifyChunksPerShardByte),
+          std::max(kVerifyBytesFloor, shard_bytes * kVerifyBytesPerShardByte)};
+}
+
+util::Status check_shard_cost(const Shard& shard, uint64_t shard_bytes) {
+  uint64_t limit = verification_budget(shard_bytes).chunk_references;
+  uint64_t references = 0;
+  for (const FileInfo& file : shard.files) {
+    for (const FileTerm& term : file.terms) {
+      if (term.chunk_end > term.chunk_begin) references += term.chunk_end - term.chunk_begin;
+      if (references > limit) {
+        util::Error error(util::ErrorKind::invalid, "Shard names too many chunks for its size");
+        error.code = error_code::kShardTooCostly;
+        return std::move(error)
+            .with_cause("its file terms name more than " + std::to_string(limit) + " chunks in a shard of " +
+                        std::to_string(shard_bytes) + " bytes")
+            .with_hint("upload such files in several shards, or over LFS");
+      }
+    }
+  }
+  return {};
+}
 
 util::Status verify_uploaded_shard(const Shard& shard, const XorbChunksLookup& lookup) {
   StoredXorbs stored(lookup);

@@ -91,6 +91,22 @@ using XorbChunksLookup = std::function<util::Result<std::vector<ChunkHashAndSize
 // Errors: kShardVerificationFailed (ErrorKind::integrity), kUnknownXorb, kChunkRangeOutOfBounds.
 util::Status verify_uploaded_shard(const Shard& shard, const XorbChunksLookup& lookup);
 
+// What verifying a shard of `shard_bytes` may cost (docs/hub-xet.md, "Verification cost"):
+// linear in the shard's size, so a small shard cannot make the server hash and read back
+// gigabytes. `chunk_references`: the chunks its file terms name, summed (each is hashed);
+// `content_bytes`: the bytes of its new files read back to check their SHA-256.
+struct VerificationBudget {
+  uint64_t chunk_references = 0;
+  uint64_t content_bytes = 0;
+};
+inline constexpr uint64_t kVerifyChunksFloor = uint64_t{1} << 20;
+inline constexpr uint64_t kVerifyChunksPerShardByte = 16;  // hf_xet: about 1 per 48 bytes (CAS info)
+inline constexpr uint64_t kVerifyBytesFloor = uint64_t{64} << 20;
+inline constexpr uint64_t kVerifyBytesPerShardByte = 2048;  // hf_xet: about 1365 (64 KiB chunks, 48-byte entries)
+VerificationBudget verification_budget(uint64_t shard_bytes);
+// The shard's file terms name at most the budget's chunk references (code kShardTooCostly).
+util::Status check_shard_cost(const Shard& shard, uint64_t shard_bytes);
+
 }  // namespace kb::hub::xet
 
 namespace kb::hub::xet {

@@ -292,3 +292,108 @@ def test_bad_option_values_are_usage_errors(kernel_hub, tmp_path, args, message)
     assert r.returncode == 2, r.stderr
     assert message in r.stderr
     assert not (tmp_path / "root").exists()
+
+
+def server_memory_kib(server):
+    with open(f"/proc/{server.process.pid}/status") as status:
+        return next(int(line.split()[1]) for line in status if line.startswith("VmRSS:"))
+
+
+def test_slow_bodies_hold_no_worker_and_a_new_client_is_answered_within_100_ms(serve, record_property):
+    """200 clients each send a body a byte at a time (docs/hub-security.md, "Request bodies"),
+    more than the 64 workers, no token needed; a new client is still answered at once."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, max(soft, 4096)), hard))
+    server = serve()
+    slow = []
+    try:
+        for _ in range(200):
+            sock = server.connect()
+            sock.sendall(b"POST /api/repos/create HTTP/1.1\r\nHost: hub\r\nContent-Type: application/json\r\n"
+                         b"Content-Length: 1000\r\n\r\n{")
+            slow.append(sock)
+        time.sleep(0.5)
+        for sock in slow:
+            sock.sendall(b" ")  # still sending, slowly
+        latencies = []
+        for _ in range(5):
+            started = time.monotonic()
+            with server.connect() as fresh:
+                fresh.sendall(get())
+                assert read_response(fresh)[0] == 401
+            latencies.append(time.monotonic() - started)
+        record_property("slow_body_new_client_ms", f"{1000 * max(latencies):.1f}")
+        print(f"200 slow bodies open: a new client's request answered in {1000 * max(latencies):.1f} ms (worst of 5)")
+        assert max(latencies) < 0.1, latencies
+    finally:
+        for sock in slow:
+            sock.close()
+
+
+@pytest.mark.parametrize("args,trickle,limit", [
+    (["--body-min-rate", "1K"], 2.0, 9.0),    # 1 byte every 2 s: below the rate once 5 s have passed
+    (["--body-timeout", "3"], 0.2, 6.0),      # fast enough, but not done within the deadline
+])
+def test_a_slow_body_is_closed(serve, args, trickle, limit):
+    server = serve(*args)
+    with server.connect() as sock:
+        sock.sendall(b"POST /api/repos/create HTTP/1.1\r\nHost: hub\r\nContent-Length: 100000\r\n\r\n")
+        started = time.monotonic()
+        sock.settimeout(0.1)
+        closed = False
+        while time.monotonic() - started < 20 and not closed:
+            try:
+                sock.sendall(b"x" * (1 if trickle > 1 else 2000))
+                closed = sock.recv(65536) == b""
+            except socket.timeout:
+                time.sleep(trickle)
+            except OSError:
+                closed = True
+        assert closed, "the server kept reading a slow body for 20 s"
+        assert time.monotonic() - started < limit
+    assert "closed (slower than --body-min-rate)" in server.log_path.read_text() or \
+        "closed (over --body-timeout)" in server.log_path.read_text()
+
+
+def test_an_upload_at_a_fair_rate_is_read_to_its_end(serve):
+    """The rate is an average since the body's first byte: a pause within the grace is fine."""
+    server = serve("--body-min-rate", "1K")
+    body = b'{"name": "x"}' + b" " * 6000
+    with server.connect() as sock:
+        sock.sendall(b"POST /api/repos/create HTTP/1.1\r\nHost: hub\r\nContent-Length: %d\r\n\r\n" % len(body))
+        sock.sendall(body[:10])
+        time.sleep(3)
+        sock.sendall(body[10:])
+        assert read_response(sock)[0] == 401
+
+
+def test_ten_thousand_idle_or_slow_connections_stay_within_bounded_memory(serve, record_property):
+    """Memory per held connection is a few KiB (bench/hub_connections.py measures 10,000; this
+    holds 2,000 to stay quick): idle ones and slow bodies alike."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard < 4200:
+        pytest.skip(f"the open-file limit ({hard}) cannot hold 2,000 connections on both ends")
+    resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, max(soft, 8192)), hard))
+    server = serve("--keep-alive-timeout", "120")
+    before = server_memory_kib(server)
+    held = []
+    try:
+        for i in range(2000):
+            sock = server.connect()
+            if i % 2:
+                sock.sendall(b"POST /api/repos/create HTTP/1.1\r\nHost: hub\r\nContent-Length: 100000\r\n\r\n{")
+            held.append(sock)
+        time.sleep(0.5)
+        after = server_memory_kib(server)
+        per_connection = (after - before) / len(held)
+        record_property("kib_per_held_connection", f"{per_connection:.1f}")
+        print(f"2,000 held connections: {after - before} KiB more ({per_connection:.1f} KiB each)")
+        assert per_connection < 16, (before, after)
+        started = time.monotonic()
+        with server.connect() as fresh:
+            fresh.sendall(get())
+            assert read_response(fresh)[0] == 401
+        assert time.monotonic() - started < 0.1
+    finally:
+        for sock in held:
+            sock.close()

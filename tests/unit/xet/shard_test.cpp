@@ -102,6 +102,26 @@ TEST(verify_uploaded_shard, accepts_the_shard_hf_xet_uploaded) {
   EXPECT_TRUE(status.ok()) << status.error().message << ": " << status.error().causes.at(0);
 }
 
+TEST(check_shard_cost, admits_hf_xets_shard_and_refuses_a_small_shard_naming_many_chunks) {
+  Upload upload = uploaded();
+  auto shard = parse_shard(upload.shard_bytes);
+  ASSERT_TRUE(shard.ok());
+  EXPECT_TRUE(check_shard_cost(*shard, upload.shard_bytes.size()).ok());
+  // One file whose 300 terms each name chunks [0, 8000) of one xorb: 2.4 million chunk hashes
+  // from a shard of a few KiB (docs/hub-xet.md, "Verification cost").
+  Shard costly;
+  FileInfo file;
+  for (int t = 0; t < 300; ++t) file.terms.push_back(FileTerm{shard->xorbs.front().xorb_hash, 1, 0, 8000, {}});
+  costly.files.push_back(file);
+  auto status = check_shard_cost(costly, serialize_shard(costly).size());
+  ASSERT_FALSE(status.ok());
+  EXPECT_EQ(status.error().code, error_code::kShardTooCostly);
+  // Linear: the same terms in a shard of 150 KiB are within its budget.
+  EXPECT_TRUE(check_shard_cost(costly, 150 * 1024).ok());
+  EXPECT_EQ(verification_budget(1).content_bytes, kVerifyBytesFloor);
+  EXPECT_EQ(verification_budget(1 << 20).content_bytes, (uint64_t{1} << 20) * kVerifyBytesPerShardByte);
+}
+
 TEST(verify_uploaded_shard, refuses_tampered_hashes_sizes_ranges_and_unknown_xorbs) {
   Upload upload = uploaded();
   Shard shard = *parse_shard(upload.shard_bytes);
