@@ -107,9 +107,6 @@ RunPlan plan_run(const BuildOptions& options, VariantSelection selection, const 
   settings.import_check = !options.no_import_check;
   settings.skip_checks = options.skip_checks;
   settings.stream_logs = options.print_build_logs;
-  // A release build copies the card and benchmarks also when it builds some variants only (one CI
-  // job of a release plan): every job's upload then carries the same shared files.
-  run.copy_bundle_extras = options.variants.empty() || options.bundle;
   run.selection = std::move(selection);
   return run;
 }

@@ -46,7 +46,6 @@ struct RunPlan {
   int workers = 1;
   BuildSettings settings;
   std::vector<std::string> notes;
-  bool copy_bundle_extras = false;
 };
 // `unique_id`: the run's id (make_unique_id, random outside git); `remote_cache`: the resolved URL.
 RunPlan plan_run(const BuildOptions& options, VariantSelection selection, const HostFacts& host, std::string unique_id,

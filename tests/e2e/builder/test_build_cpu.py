@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from kb_build_e2e_support import import_check_script, run_build, shape_error_script  # noqa: E402
+from kb_build_e2e_support import copy_fixture, import_check_script, run_build, shape_error_script  # noqa: E402
 
 pytestmark = pytest.mark.slow
 
@@ -98,3 +98,16 @@ def test_two_builds_load_side_by_side(cpu_build, cpu_variant, kernel_builder, kb
     )
     result = subprocess.run([str(kb_python), "-c", code], capture_output=True, text=True, cwd="/")
     assert result.returncode == 0, result.stderr
+
+
+def test_a_build_of_some_variants_writes_the_card(cpu_variant, kernel_builder, kb_python, tmp_path):
+    """`build --variant V` writes build/CARD.md and the benchmarks too, so that its upload carries
+    the card (the Hub page of such an upload said it had no README.md or CARD.md)."""
+    project = copy_fixture("addone", tmp_path)
+    (project / "build.toml").write_text((project / "build.toml").read_text() + '\n[general.hub]\nrepo-id = "acme/addone"\n')
+    (project / "CARD.md").write_text("---\nlicense: apache-2.0\n---\n# {{ repo_id }}\n")
+    (project / "benchmarks").mkdir()
+    (project / "benchmarks" / "benchmark_addone.py").write_text("")
+    run_build(kernel_builder, project, kb_python, "--variant", cpu_variant)
+    assert (project / "build" / "CARD.md").read_text().endswith("# acme/addone\n")
+    assert (project / "build" / "benchmarks" / "benchmark_addone.py").is_file()

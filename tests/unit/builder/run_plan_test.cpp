@@ -193,15 +193,6 @@ TEST(plan_run, options_become_settings) {
   EXPECT_FALSE(plan_run(options, selection_of(1), host, "uid", std::nullopt).settings.provenance.kernel_builder->git);
 }
 
-TEST(plan_run, bundle_extras_are_copied_for_whole_builds_and_release_builds) {
-  BuildOptions options;
-  EXPECT_TRUE(plan_run(options, selection_of(1), HostFacts{}, "id", std::nullopt).copy_bundle_extras);
-  options.variants = {"v0"};
-  EXPECT_FALSE(plan_run(options, selection_of(1), HostFacts{}, "id", std::nullopt).copy_bundle_extras);
-  options.bundle = true;
-  EXPECT_TRUE(plan_run(options, selection_of(1), HostFacts{}, "id", std::nullopt).copy_bundle_extras);
-}
-
 TEST(first_failure, counts_the_other_failures_in_a_hint) {
   util::Error a(util::ErrorKind::process, "Cannot build variant `a`");
   a.hints.push_back("full log: a.log");
