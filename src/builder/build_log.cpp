@@ -1,8 +1,13 @@
 // Build tools run into a variant's build log (see build_log.h).
 #include "builder/build_log.h"
 
+#include <chrono>
+#include <condition_variable>
+#include <algorithm>
 #include <fstream>
+#include <mutex>
 #include <regex>
+#include <thread>
 
 #include "util/fs.h"
 #include "util/prelude.h"
@@ -14,7 +19,10 @@ std::vector<std::string> first_error_lines(const std::string& log) {
   std::vector<std::string> out;
   static const std::regex error_line(R"((error|Error|FAILED:|undefined reference))");
   for (const auto& line : util::split(log, '\n')) {
-    if (std::regex_search(line, error_line)) out.push_back(line);
+    // Once each: a template instantiated per dtype repeats its error, CMake repeats its own.
+    if (std::regex_search(line, error_line) && std::find(out.begin(), out.end(), line) == out.end()) {
+      out.push_back(line);
+    }
     if (out.size() >= 8) break;
   }
   return out;
@@ -22,7 +30,8 @@ std::vector<std::string> first_error_lines(const std::string& log) {
 
 Result<util::ProcessResult> run_logged(const BuildSettings& s, const std::string& variant,
                                        const std::vector<std::string>& argv, const fs::path& log_path,
-                                       const std::map<std::string, std::string>& env) {
+                                       const std::map<std::string, std::string>& env,
+                                       const std::function<void()>& every_second) {
   std::ofstream log(log_path, std::ios::app | std::ios::binary);
   log << "$ " << util::join(argv, " ") << "\n";
   util::ProcessOptions options;
@@ -49,7 +58,23 @@ Result<util::ProcessResult> run_logged(const BuildSettings& s, const std::string
       }
     }
   };
+  std::mutex mutex;
+  std::condition_variable finished;
+  bool done = false;
+  std::thread ticker;
+  if (every_second) {
+    ticker = std::thread([&] {
+      std::unique_lock<std::mutex> lock(mutex);
+      while (!finished.wait_for(lock, std::chrono::seconds(1), [&] { return done; })) every_second();
+    });
+  }
   auto run = util::run_process(argv, options);
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    done = true;
+  }
+  finished.notify_all();
+  if (ticker.joinable()) ticker.join();
   log.flush();
   return run;
 }

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -15,11 +16,13 @@
 
 namespace kb::builder {
 
-// Runs a build tool for `variant`, appending its output to `log_path`.
+// Runs a build tool for `variant`, appending its output to `log_path`; `every_second`, if given,
+// is called about once a second while it runs (from another thread).
 util::Result<util::ProcessResult> run_logged(const BuildSettings& settings, const std::string& variant,
                                              const std::vector<std::string>& argv,
                                              const std::filesystem::path& log_path,
-                                             const std::map<std::string, std::string>& env);
+                                             const std::map<std::string, std::string>& env,
+                                             const std::function<void()>& every_second = {});
 
 // Appends `kernel-builder: <line>` to the log.
 void append_log(const std::filesystem::path& log_path, const std::string& line);

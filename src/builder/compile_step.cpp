@@ -5,6 +5,7 @@
 
 #include "abi/check.h"
 #include "builder/build_log.h"
+#include "builder/build_progress.h"
 #include "builder/cmake_cache.h"
 #include "builder/cmake_seed.h"
 #include "builder/compile_plan.h"
@@ -126,6 +127,17 @@ util::Status configure_if_needed(const BuildSettings& s, const PlannedVariant& v
   return util::write_file_atomic(plan.configure_stamp, plan.configure_key);
 }
 
+// Reports the compile that has been running longest (build_progress.h), once a second while Ninja runs.
+std::function<void()> running_reporter(const BuildSettings& s, const PlannedVariant& v, const CompilePlan& plan) {
+  if (!s.reporter) return {};
+  return [&s, &v, &plan] {
+    auto running = running_compiles(plan.cmake_dir);
+    std::optional<RunningSource> longest;
+    if (!running.empty()) longest = RunningSource{object_source(running[0].output, plan.sources), running[0].seconds};
+    s.reporter->running(v.name, longest);
+  };
+}
+
 // The torch header cache: links (or first builds) the precompiled torch headers. While a new entry
 // is precompiled (one process), the sources that do not use it (.cu files, light C++ sources)
 // compile on the other cores; a failure among them ends the build after it. Adds ccache's
@@ -142,7 +154,8 @@ util::Status prepare_header_cache(const BuildSettings& s, const PlannedVariant& 
   auto meanwhile = [&](const std::vector<std::string>& outputs) {
     if (plan.jobs.jobs < 2) return;
     start_compile();
-    auto run = run_logged(s, v.name, ninja_command(plan, plan.jobs.jobs - 1, outputs), log_path, env);
+    auto run = run_logged(s, v.name, ninja_command(plan, plan.jobs.jobs - 1, outputs), log_path, env,
+                          running_reporter(s, v, plan));
     failed_meanwhile = run && !run->success();
   };
   auto on_create = [&] {
@@ -180,7 +193,7 @@ util::Status run_compile(const BuildSettings& s, const PlannedVariant& v, const 
   auto ninja_log_before = read_ninja_log(plan);
   if (plan.header_cache) KB_TRY(prepare_header_cache(s, v, plan, log_path, env, start_compile));
   start_compile();
-  auto run = run_logged(s, v.name, ninja_command(plan, plan.jobs.jobs), log_path, env);
+  auto run = run_logged(s, v.name, ninja_command(plan, plan.jobs.jobs), log_path, env, running_reporter(s, v, plan));
   if (!run) return std::move(run).error();
   if (!run->success()) return build_failure(v.name, "compilation failed", log_path);
   times = compile_times(ninja_log_before, read_ninja_log(plan), plan.sources);

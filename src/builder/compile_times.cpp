@@ -27,9 +27,7 @@ std::map<std::string, NinjaLogEntry> parse_ninja_log(const std::string& text) {
   return out;
 }
 
-namespace {
-
-std::string source_of(const std::string& object, const std::vector<std::string>& sources) {
+std::string object_source(const std::string& object, const std::vector<std::string>& sources) {
   std::string path = object.substr(0, object.size() - 2);  // without .o
   std::string best;
   for (const auto& source : sources) {
@@ -40,6 +38,8 @@ std::string source_of(const std::string& object, const std::vector<std::string>&
   auto slash = path.rfind('/');
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
+
+namespace {
 
 std::string seconds_text(double seconds) {
   char text[32];
@@ -57,7 +57,7 @@ std::vector<SourceTime> compile_times(const std::map<std::string, NinjaLogEntry>
     if (!util::ends_with(output, ".o") || output.find(".dir/") == std::string::npos) continue;
     auto previous = before.find(output);
     if (previous != before.end() && previous->second.line == entry.line) continue;
-    out.push_back({source_of(output, sources), static_cast<double>(entry.end_ms - entry.start_ms) / 1000.0});
+    out.push_back({object_source(output, sources), static_cast<double>(entry.end_ms - entry.start_ms) / 1000.0});
   }
   std::stable_sort(out.begin(), out.end(), [](const SourceTime& a, const SourceTime& b) {
     return a.seconds != b.seconds ? a.seconds > b.seconds : a.source < b.source;

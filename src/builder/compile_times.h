@@ -34,6 +34,10 @@ std::vector<SourceTime> compile_times(const std::map<std::string, NinjaLogEntry>
                                       const std::map<std::string, NinjaLogEntry>& after,
                                       const std::vector<std::string>& sources);
 
+// The source an object of a CMake target is compiled from: the longest of `sources`
+// (project-relative) that its path ends with, else its file name without `.o`.
+std::string object_source(const std::string& object, const std::vector<std::string>& sources);
+
 // The table build.log keeps: a header line, then `<seconds>  <source>` per source.
 std::string render_compile_times_table(const std::vector<SourceTime>& times);
 

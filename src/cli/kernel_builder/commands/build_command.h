@@ -1,10 +1,13 @@
 // Shared by `build` and `build-and-copy` (and usable by `build-and-upload`): the build flags of
 // cli.md §1.1 and the progress reporters (a live status line per variant on a TTY, plain lines
-// otherwise). Header-only because the command files are globbed one subcommand per .cpp.
+// otherwise; their text is builder/build_progress.h's). Header-only because the command files are
+// globbed one subcommand per .cpp.
 #pragma once
 
 #include <unistd.h>
 
+#include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <functional>
 #include <iostream>
@@ -12,8 +15,10 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "builder/build_progress.h"
 #include "builder/build_report.h"
 #include "builder/builder.h"
 #include "builder/reproducible.h"
@@ -23,14 +28,79 @@
 
 namespace kb::cli {
 
-// Plain lines on stderr: one per stage change (`-L` logs interleave safely).
+// What a reporter knows of each variant, for the progress lines (builder/build_progress.h).
+class ProgressBoard {
+ public:
+  using Clock = std::chrono::steady_clock;
+  builder::VariantProgress& at(const std::string& variant) {
+    auto it = index_.find(variant);
+    if (it == index_.end()) {
+      it = index_.emplace(variant, entries_.size()).first;
+      entries_.push_back({variant, {}, Clock::now(), false});
+    }
+    return entries_[it->second].progress;
+  }
+  // Sets the stage; the clock of a variant stops when it is done, up to date or failed.
+  void stage(const std::string& variant, builder::Stage stage) {
+    auto& progress = at(variant);
+    progress.stage = stage;
+    if (stage != builder::Stage::compile && stage != builder::Stage::link) progress.longest.reset();
+    update(variant);
+    entries_[index_.at(variant)].stopped =
+        stage == builder::Stage::done || stage == builder::Stage::up_to_date || stage == builder::Stage::failed;
+  }
+  // Refreshes the elapsed time of a variant whose clock runs.
+  void update(const std::string& variant) {
+    auto& entry = entries_[index_.at(variant)];
+    if (!entry.stopped) entry.progress.elapsed = std::chrono::duration<double>(Clock::now() - entry.started).count();
+  }
+  std::string line(const std::string& variant) { return builder::render_progress(variant, at(variant)); }
+  std::vector<std::string> lines() {
+    std::vector<std::string> out;
+    for (auto& entry : entries_) {
+      update(entry.variant);
+      out.push_back(builder::render_progress(entry.variant, entry.progress));
+    }
+    return out;
+  }
+
+ private:
+  struct Entry {
+    std::string variant;
+    builder::VariantProgress progress;
+    Clock::time_point started;
+    bool stopped;
+  };
+  std::vector<Entry> entries_;
+  std::map<std::string, size_t> index_;
+};
+
+// Plain lines on stderr (a log, or `-L`): one per stage change, with the variant's elapsed time,
+// and one when a compile runs past 10 s, repeated every minute (no carriage returns).
 class PlainBuildReporter : public builder::BuildReporter {
  public:
   void stage(const std::string& variant, builder::Stage stage) override {
     std::lock_guard<std::mutex> lock(mutex_);
-    std::cerr << variant << ": " << builder::to_string(stage) << "\n";
+    board_.stage(variant, stage);
+    std::cerr << board_.line(variant) << "\n";
   }
-  void progress(const std::string&, int, int) override {}
+  void progress(const std::string& variant, int done, int total) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto& progress = board_.at(variant);
+    progress.done = done;
+    progress.total = total;
+  }
+  void running(const std::string& variant, const std::optional<builder::RunningSource>& longest) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    board_.at(variant).longest = longest;
+    if (!longest) return;
+    auto& named = named_[variant];
+    std::optional<double> last = named.first == longest->source ? named.second : std::optional<double>();
+    if (!builder::long_compile_line_due(*longest, last)) return;
+    named = {longest->source, longest->seconds};
+    board_.update(variant);
+    std::cerr << board_.line(variant) << "\n";
+  }
   void log(const std::string&, std::string_view chunk) override {
     std::lock_guard<std::mutex> lock(mutex_);
     std::cerr << chunk;
@@ -42,22 +112,45 @@ class PlainBuildReporter : public builder::BuildReporter {
 
  private:
   std::mutex mutex_;
+  ProgressBoard board_;
+  std::map<std::string, std::pair<std::string, std::optional<double>>> named_;  // last source named, at seconds
 };
 
-// One live line per variant, redrawn in place.
+// One live line per variant, redrawn in place, and every second while the build runs (the elapsed
+// times).
 class TtyBuildReporter : public builder::BuildReporter {
  public:
+  TtyBuildReporter() {
+    ticker_ = std::thread([this] {
+      std::unique_lock<std::mutex> lock(mutex_);
+      while (!stopped_.wait_for(lock, std::chrono::seconds(1), [this] { return stop_; })) {
+        if (drawn_ > 0) redraw();
+      }
+    });
+  }
+  ~TtyBuildReporter() override {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stop_ = true;
+    }
+    stopped_.notify_all();
+    ticker_.join();
+  }
   void stage(const std::string& variant, builder::Stage stage) override {
     std::lock_guard<std::mutex> lock(mutex_);
-    status(variant) = std::string(builder::to_string(stage));
+    board_.stage(variant, stage);
     redraw();
   }
   void progress(const std::string& variant, int done, int total) override {
     std::lock_guard<std::mutex> lock(mutex_);
-    std::string& line = status(variant);
-    std::string prefix = line.rfind("link", 0) == 0 ? "link" : "compile";
-    line = prefix + " " + std::to_string(done) + "/" + std::to_string(total);
+    auto& progress = board_.at(variant);
+    progress.done = done;
+    progress.total = total;
     redraw();
+  }
+  void running(const std::string& variant, const std::optional<builder::RunningSource>& longest) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    board_.at(variant).longest = longest;
   }
   void log(const std::string&, std::string_view chunk) override {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -75,27 +168,21 @@ class TtyBuildReporter : public builder::BuildReporter {
   }
 
  private:
-  std::string& status(const std::string& variant) {
-    auto it = index_.find(variant);
-    if (it == index_.end()) {
-      index_[variant] = order_.size();
-      order_.push_back({variant, ""});
-      return order_.back().second;
-    }
-    return order_[it->second].second;
-  }
   void clear() {
     for (size_t i = 0; i < drawn_; ++i) std::cerr << "\x1b[1A\r\x1b[K";
   }
   void redraw() {
     clear();
-    for (const auto& [variant, line] : order_) std::cerr << "\r\x1b[K" << variant << ": " << line << "\n";
-    drawn_ = order_.size();
+    auto lines = board_.lines();
+    for (const auto& line : lines) std::cerr << "\r\x1b[K" << line << "\n";
+    drawn_ = lines.size();
     std::cerr.flush();
   }
   std::mutex mutex_;
-  std::vector<std::pair<std::string, std::string>> order_;
-  std::map<std::string, size_t> index_;
+  std::condition_variable stopped_;
+  bool stop_ = false;
+  std::thread ticker_;
+  ProgressBoard board_;
   size_t drawn_ = 0;
 };
 
@@ -181,6 +268,7 @@ inline int run_build_command(BuildCommandOptions& o, builder::BuildSummary* summ
   }
   if (o.check_reproducible) return run_reproducibility_check(o, *reporter);
   auto summary = builder::run_build(o.build, *reporter);
+  reporter.reset();  // the live lines stop before the summary is printed
   if (!summary) return report_error(summary.error());
   std::cerr << "Built " << summary->built.size() << " variant(s), " << summary->up_to_date.size()
             << " up to date, in " << (std::filesystem::path(o.kernel_dir) / "build").string() << "\n";

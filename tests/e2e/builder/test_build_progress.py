@@ -1,0 +1,34 @@
+"""Build progress without a terminal (build_progress.h, docs/build-engine.md): one line per step
+with the variant's elapsed time, a line naming the source that has been compiling longest once a
+compile runs past 10 s, no carriage returns; after the build, the slowest sources."""
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+from kb_build_e2e_support import copy_fixture, run_build  # noqa: E402
+
+pytestmark = pytest.mark.slow
+
+
+def test_plain_progress_names_a_long_compile(tmp_path, kernel_builder, kb_python, cpu_variant):
+    project = copy_fixture("addone", tmp_path)
+    # Without ccache and the torch header cache, each torch-including source takes well over 10 s.
+    result = run_build(kernel_builder, project, kb_python, "--variant", cpu_variant, "--unique-id", "p1",
+                       "--no-cache", "--no-header-cache", "--cores", "1")
+    assert "\r" not in result.stderr
+    step = re.compile(re.escape(cpu_variant) + r": (generate|configure|compile|link|stage|check|done)"
+                      r"( \[\d+/\d+\])? \((\d+):(\d\d)\)(, slowest running: (\S+) \((\d+) s\))?")
+    steps = [step.fullmatch(line) for line in result.stderr.splitlines() if line.startswith(cpu_variant + ": ")]
+    steps = [m for m in steps if m]
+    assert [m.group(1) for m in steps if not m.group(5)][-1] == "done", result.stderr
+    long = [m for m in steps if m.group(5)]
+    assert long, result.stderr
+    assert long[0].group(1) == "compile" and int(long[0].group(7)) >= 10
+    assert long[0].group(6) in {"torch-ext/torch_binding.cpp", "addone_cpu/addone_cpu.cpp"}
+    # The lines come in time order.
+    elapsed = [int(m.group(3)) * 60 + int(m.group(4)) for m in steps]
+    assert elapsed == sorted(elapsed)
+    assert "slowest sources" in result.stderr
