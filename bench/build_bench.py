@@ -31,6 +31,7 @@ interpreter running this ($KB_TEST_PYTHON overrides), examples/relu, all cores.
 import argparse
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -54,17 +55,20 @@ def run(command, env=None) -> float:
 
 
 STAGES = ["generate", "configure", "compile", "stage", "check", "done"]
+STEP_LINE = re.compile(r"^\S+: ([a-z][a-z ]*?)(?: \[\d+/\d+\])? \(\d+:\d\d(?::\d\d)?\)")
 
 
 def run_staged(command, env) -> tuple:
     """Runs a kernel-builder build; returns its time and the seconds of each stage, from the
-    `<variant>: <stage>` lines it prints on stderr (not a TTY: one line per stage change)."""
+    `<variant>: <stage> (<elapsed>)` lines it prints on stderr (not a TTY: one line per stage change)."""
     start = time.monotonic()
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
     marks, lines = {}, []
     for line in process.stderr:
         lines.append(line)
-        stage = line.rstrip("\n").rsplit(": ", 1)[-1]
+        # "<variant>: <stage>[ [done/total]] (<elapsed>)[, slowest running: ...]" (build_progress.h)
+        match = STEP_LINE.match(line)
+        stage = match.group(1) if match else None
         if stage in STAGES + ["link"] and stage not in marks:
             marks[stage] = time.monotonic() - start
     process.wait()
