@@ -118,12 +118,17 @@ OpsIdUse plan_ops_id_use(const std::vector<std::pair<std::string, OpsIdScan>>& s
   return use;
 }
 
-std::vector<std::string> quoted_includes(const std::string& text) {
-  static const std::regex include(R"re(^\s*#\s*include\s*"([^"]+)")re");
-  std::vector<std::string> out;
+std::vector<IncludeDirective> include_directives(const std::string& text) {
+  static const std::regex include(R"re(^\s*#\s*include\s*(?:"([^"]+)"|<([^>]+)>))re");
+  std::vector<IncludeDirective> out;
   for (const auto& line : util::split(text, '\n')) {
     std::smatch match;
-    if (std::regex_search(line, match, include)) out.push_back(match[1]);
+    if (!std::regex_search(line, match, include)) continue;
+    if (match[1].matched) {
+      out.push_back({match[1], true});
+    } else {
+      out.push_back({match[2], false});
+    }
   }
   return out;
 }
@@ -136,8 +141,10 @@ struct Scanner {
   const std::string& macro;
   bool with_registration_macros;
 
-  std::optional<fs::path> resolve(const fs::path& file, const std::string& name) const {
-    std::vector<fs::path> candidates = {file.parent_path() / name};
+  std::optional<fs::path> resolve(const fs::path& file, const IncludeDirective& include) const {
+    const std::string& name = include.name;
+    std::vector<fs::path> candidates;
+    if (include.quoted) candidates.push_back(file.parent_path() / name);
     for (const auto& dir : include_dirs) candidates.push_back(project / dir / name);
     std::error_code ec;
     for (const auto& candidate : candidates) {
@@ -152,8 +159,8 @@ struct Scanner {
     merge_scan(out, scan_ops_id_text(*text, macro, with_registration_macros));
     if (depth >= kMaxIncludeDepth) return;
     static const auto builder_registration = codegen::render_registration_h();
-    for (const auto& name : quoted_includes(*text)) {
-      auto header = resolve(file, name);
+    for (const auto& include : include_directives(*text)) {
+      auto header = resolve(file, include);
       if (!header) continue;
       if (header->filename() == codegen::kRegistrationHeader) {
         auto copy = util::read_file(*header);

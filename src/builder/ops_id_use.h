@@ -6,8 +6,8 @@
 // REGISTER_EXTENSION), no source gets it: registration.h then reads the ops id from the generated
 // kb_ops_id.cpp at load time, and a commit recompiles that one small file.
 //
-// A source is read with the project headers it includes (quoted includes, found next to it or in
-// the module's include directories); comments and string literals are not read. A project header
+// A source is read with the project headers it includes (quoted includes found next to it or in
+// the module's include directories, angle-bracket includes found in those directories); comments and string literals are not read. A project header
 // named registration.h that is not the builder's own text keeps the macro on its includers.
 #pragma once
 
@@ -41,8 +41,13 @@ struct OpsIdUse {
 // project's CPU or CUDA variant that does not target the stable ABI.
 OpsIdUse plan_ops_id_use(const std::vector<std::pair<std::string, OpsIdScan>>& scans, bool unit_possible);
 
-// The quoted includes of a C/C++ text, in order.
-std::vector<std::string> quoted_includes(const std::string& text);
+struct IncludeDirective {
+  std::string name;
+  bool quoted = false;  // "name" rather than <name>
+  bool operator==(const IncludeDirective&) const = default;
+};
+// The include directives of a C/C++ text, in order.
+std::vector<IncludeDirective> include_directives(const std::string& text);
 
 // Scans the compiled `sources` (project-relative; headers among them are skipped) with the
 // project headers they include.

@@ -87,9 +87,9 @@ TEST(plan_ops_id_use, unit_not_possible) {
   EXPECT_EQ(use.sources, (std::vector<std::string>{"torch-ext/torch_binding.cpp"}));
 }
 
-TEST(quoted_includes, in_order) {
-  EXPECT_EQ(quoted_includes("#include <torch/all.h>\n#include \"a.h\"\n  #  include \"sub/b.h\" // x\nint x;\n"),
-            (std::vector<std::string>{"a.h", "sub/b.h"}));
+TEST(include_directives, in_order) {
+  EXPECT_EQ(include_directives("#include <torch/all.h>\n#include \"a.h\"\n  #  include \"sub/b.h\" // x\nint x;\n"),
+            (std::vector<IncludeDirective>{{"torch/all.h", false}, {"a.h", true}, {"sub/b.h", true}}));
 }
 
 class ScanSources : public ::testing::Test {
@@ -108,8 +108,10 @@ class ScanSources : public ::testing::Test {
 };
 
 TEST_F(ScanSources, follows_project_headers_and_skips_headers_in_the_source_list) {
-  write("torch-ext/torch_binding.cpp", "#include \"registration.h\"\n#include \"ops.h\"\nREGISTER_EXTENSION(TORCH_EXTENSION_NAME)\n");
-  write("csrc/ops.h", "#pragma once\n#include \"ops_impl.h\"\n");
+  // <ops.h> is found in csrc/ (an include directory), "ops_impl.h" next to it; <torch/all.h> is not
+  // in the project.
+  write("torch-ext/torch_binding.cpp", "#include \"registration.h\"\n#include <ops.h>\nREGISTER_EXTENSION(TORCH_EXTENSION_NAME)\n");
+  write("csrc/ops.h", "#pragma once\n#include <torch/all.h>\n#include \"ops_impl.h\"\n");
   write("csrc/ops_impl.h", "inline const char* ns() { return STRINGIFY(TORCH_EXTENSION_NAME); }\n");
   write("k/k.cpp", "#include \"missing.h\"\nint k() { return 1; }\n");
   auto scans = scan_ops_id_sources(project_, {"torch-ext/torch_binding.cpp", "torch-ext/torch_binding.h", "k/k.cpp"},
