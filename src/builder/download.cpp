@@ -7,6 +7,7 @@
 #include <memory>
 #include <mutex>
 
+#include "util/ca_bundle.h"
 #include "util/prelude.h"
 
 namespace kb::builder {
@@ -56,6 +57,7 @@ util::Status download_file(const std::string& url, const std::filesystem::path& 
   curl_easy_setopt(handle, CURLOPT_MAXREDIRS, 10L);
   curl_easy_setopt(handle, CURLOPT_PROTOCOLS_STR, "http,https");
   curl_easy_setopt(handle, CURLOPT_REDIR_PROTOCOLS_STR, "https");
+  if (const auto& ca = util::system_ca_bundle()) curl_easy_setopt(handle, CURLOPT_CAINFO, ca->c_str());
   curl_easy_setopt(handle, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(handle, CURLOPT_CONNECTTIMEOUT, 30L);
   curl_easy_setopt(handle, CURLOPT_LOW_SPEED_LIMIT, 1L);

@@ -65,19 +65,26 @@ Result<ProcessResult> run_process(const std::vector<std::string>& argv, const Pr
   if (options.stdin_data) posix_spawn_file_actions_adddup2(&actions, in_pipe[0], 0);
   else if (options.stdin_fd >= 0) posix_spawn_file_actions_adddup2(&actions, options.stdin_fd, 0);
   else posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  if (!options.cwd.empty()) posix_spawn_file_actions_addchdir_np(&actions, options.cwd.c_str());
+  std::vector<std::string> args = argv;
+  std::string executable = program->string();
+  if (!options.cwd.empty() && posix_spawn_file_actions_addchdir_np(&actions, options.cwd.c_str()) != 0) {
+    // glibc before 2.29 (a portable build on an old system, util/portable/glibc_compat.cpp): a
+    // shell changes the directory and then becomes the program.
+    args.front() = executable;
+    args.insert(args.begin(), {"/bin/sh", "-c", "cd -- \"$0\" && exec \"$@\"", options.cwd.string()});
+    executable = "/bin/sh";
+  }
 
   std::vector<std::string> env = build_environment(options);
   std::vector<char*> envp;
   for (auto& e : env) envp.push_back(e.data());
   envp.push_back(nullptr);
-  std::vector<std::string> args = argv;
   std::vector<char*> argp;
   for (auto& a : args) argp.push_back(a.data());
   argp.push_back(nullptr);
 
   pid_t pid = 0;
-  int rc = posix_spawn(&pid, program->c_str(), &actions, nullptr, argp.data(), envp.data());
+  int rc = posix_spawn(&pid, executable.c_str(), &actions, nullptr, argp.data(), envp.data());
   posix_spawn_file_actions_destroy(&actions);
   auto close_fd = [](int& fd) { if (fd >= 0) { ::close(fd); fd = -1; } };
   close_fd(out_pipe[1]);

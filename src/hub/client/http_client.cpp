@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "hub/protocol/error_codes.h"
+#include "util/ca_bundle.h"
 #include "util/strings.h"
 
 namespace kb::hub::client {
@@ -155,6 +156,7 @@ util::Result<HttpResponse> HttpClient::perform_once(const HttpRequest& request,
     // Only http(s), and the path exactly as built: libcurl would otherwise remove dot segments and
     // ask the server for another resource than the one named.
     curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
+    if (const auto& ca = util::system_ca_bundle()) curl_easy_setopt(curl, CURLOPT_CAINFO, ca->c_str());
     curl_easy_setopt(curl, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
     curl_easy_setopt(curl, CURLOPT_PATH_AS_IS, 1L);
     curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
