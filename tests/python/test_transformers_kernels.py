@@ -163,7 +163,7 @@ def test_kernel_config_maps_to_the_hub_layer(env_hub, cache, rmsnorm_on_hub):
     """transformers' KernelConfig: `update_kernel` records our LayerRepository for a layer, device
     and mode, and transformers' kernelize applies the model's kernel_config. (Its string form,
     `KernelConfig({"RMSNorm": "org/repo:Layer"})` through `from_pretrained(kernel_config=...)`, takes
-    accelerators only: on CPU transformers refuses it; scripts/gpu-check-transformers runs it on CUDA.)"""
+    accelerators only: on CPU transformers refuses it; `scripts/gpu-check transformers` runs it on CUDA.)"""
     from transformers import KernelConfig
     from transformers.integrations.hub_kernels import kernelize as transformers_kernelize
 

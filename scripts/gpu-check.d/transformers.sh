@@ -1,24 +1,18 @@
-#!/usr/bin/env bash
-# Evidence run on the lent GPU machine for kernels 0.18.2 under transformers 5.24 (issue 30).
-# Carried: .device/ as for scripts/gpu-check (kernel-builder, libs, our cp312 wheel) and .whl/
-# (transformers 5.24.0 and those of its dependencies the machine lacks); no network needed.
-#   scripts/gpu-check-transformers
-# Writes $OUT/summary.txt: versions, the CUDA cases of tests/python/test_transformers_kernels.py,
-# bench/kernelize_llama.py (a random Llama with RMSNorm from examples/rmsnorm against the original:
-# max |logit diff| and ms per forward, fp32/bf16/fp16, eager and torch.compile, plus tokens/s), and
-# transformers' KernelConfig path (set_use_kernels(True, kernel_config), as from_pretrained calls it) on CUDA.
-set -uo pipefail
-OUT="${OUT:-/tmp/gpu-check}"; mkdir -p "$OUT"
-export LD_LIBRARY_PATH="$PWD/.device/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-export KB_BUILD_DIR="$PWD/.device/kb" PYTHONUNBUFFERED=1 KB_UNIQUE_ID=gpucheck HF_HUB_OFFLINE=1
-export PATH="$KB_BUILD_DIR/src/cli:$PATH"
-python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/kb-site .device/wheels/*.whl .whl/*.whl || exit 1
-export PYTHONPATH=/tmp/kb-site
-step() { echo "== $*" | tee -a "$OUT/summary.txt"; }
+# shellcheck shell=bash
+# kernels under transformers 5.24 on CUDA: its tests, a kernelized Llama, transformers' KernelConfig.
+# Carried besides .device/: .whl/ (transformers 5.24.0 and those of its dependencies the machine
+# lacks); no network needed. Writes: versions, the CUDA cases of
+# tests/python/test_transformers_kernels.py, bench/kernelize_llama.py (a random Llama with RMSNorm
+# from examples/rmsnorm against the original: max |logit diff| and ms per forward, fp32/bf16/fp16,
+# eager and torch.compile, plus tokens/s), and transformers' KernelConfig path
+# (set_use_kernels(True, kernel_config), as from_pretrained calls it) on CUDA.
+export HF_HUB_OFFLINE=1
+device_env gpucheck
+install_loader .whl/*.whl
 
 step "versions"
-nvidia-smi -L | tee -a "$OUT/summary.txt"
-python3 - <<'PY' 2>&1 | tee -a "$OUT/summary.txt"
+nvidia-smi -L | tee -a "$SUMMARY"
+python3 - <<'PY' 2>&1 | tee -a "$SUMMARY"
 import importlib.metadata, torch, transformers, kernels
 from transformers.utils import import_utils
 print("torch", torch.__version__, "cuda", torch.version.cuda, torch.cuda.get_device_name())
@@ -28,14 +22,12 @@ print("transformers", transformers.__version__, "kernels", importlib.metadata.ve
 PY
 
 step "tests/python/test_transformers_kernels.py -m cuda"
-start=$(date +%s)
-python3 -m pytest -v -p no:cacheprovider -m cuda tests/python/test_transformers_kernels.py > "$OUT/pytest.log" 2>&1
-echo "pytest exit $? in $(( $(date +%s) - start )) s: $(tail -n 1 "$OUT/pytest.log")" | tee -a "$OUT/summary.txt"
+run_pytest transformers -m cuda tests/python/test_transformers_kernels.py
 
 step "bench/kernelize_llama.py: kernelized Llama vs the original (builds examples/rmsnorm for CUDA when needed)"
 timeout 400 python3 bench/kernelize_llama.py --device cuda --json "$OUT/kernelize.json" > "$OUT/kernelize.txt" 2>&1
-echo "bench exit $?" | tee -a "$OUT/summary.txt"; tail -n 8 "$OUT/kernelize.txt" | tee -a "$OUT/summary.txt"
-python3 - "$OUT/kernelize.json" <<'PY' 2>&1 | tee -a "$OUT/summary.txt"
+note "bench exit $?"; tail -n 8 "$OUT/kernelize.txt" | tee -a "$SUMMARY"
+python3 - "$OUT/kernelize.json" <<'PY' 2>&1 | tee -a "$SUMMARY"
 import json, re, sys
 text = open(sys.argv[1].replace(".json", ".txt")).read()
 tokens = int(re.search(r"(\d+) tokens", text).group(1))
@@ -46,7 +38,7 @@ for r in json.load(open(sys.argv[1]))["rows"]:
 PY
 
 step "transformers' KernelConfig on CUDA: set_use_kernels(True, KernelConfig(...)) with examples/rmsnorm"
-python3 - <<'PY' 2>&1 | tee -a "$OUT/summary.txt"
+python3 - <<'PY' 2>&1 | tee -a "$SUMMARY"
 import tempfile
 from pathlib import Path
 import torch
@@ -74,4 +66,4 @@ with tempfile.TemporaryDirectory() as saved:
         except Exception as e:  # report and go on with the next dtype
             print(f"{str(dtype):15} FAILED: {type(e).__name__}: {e}")
 PY
-echo "done: $OUT/summary.txt"
+echo "done: $SUMMARY"

@@ -1,45 +1,31 @@
-#!/usr/bin/env bash
-# Evidence run on the lent GPU machine for `check_arch` (docs/loader.md): examples/relu's CUDA
-# kernel built for one capability at a time, published on a local kernel-hub, loaded on the real
-# device. Carried: .device/ as for scripts/gpu-check (kernel-builder, kernel-hub, libs, our cp312
-# wheel). Writes $OUT/arch-summary.txt:
+# shellcheck shell=bash
+# check_arch on the real device: examples/relu built for one capability at a time (docs/loader.md).
+# Each kernel is published on a local kernel-hub and loaded on the device:
 #   - archs ["8.0"] on a 9.0 device: get_kernel refuses (RuntimeError naming 9.0, the archs and
 #     check_arch=False), has_kernel is False; with check_arch=False it loads and the first launch
 #     fails with CUDA's "no kernel image" (what the check prevents);
 #   - the same kernel with a Python-only torch-cuda variant beside it: get_kernel skips the arch
 #     variant for the one that runs;
 #   - archs ["8.0+PTX"] and ["9.0a"]: accepted, the kernel runs and matches torch.relu.
-set -uo pipefail
-OUT="${OUT:-/tmp/gpu-check}"; mkdir -p "$OUT"
-export LD_LIBRARY_PATH="$PWD/.device/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-export KB_BUILD_DIR="$PWD/.device/kb" PYTHONUNBUFFERED=1 KB_UNIQUE_ID=gpuarch
-export PATH="$KB_BUILD_DIR/src/cli:$PATH"
-[ -d /tmp/kb-site/kernels ] || python3 -m pip install -q --no-index --no-deps --target /tmp/kb-site .device/wheels/*.whl || exit 1
-export PYTHONPATH=/tmp/kb-site
-SUMMARY="$OUT/arch-summary.txt"
-step() { echo "== $*" | tee -a "$SUMMARY"; }
-variant=$(python3 -c 'import torch; v = torch.__version__.split("+")[0].split("."); c = torch.version.cuda.split("."); print(f"torch{v[0]}{v[1]}-cxx11-cu{c[0]}{c[1]}-x86_64-linux")')
+device_env gpuarch
+install_loader
+variant=$(cuda_variant_name)
 python3 -c 'import torch; print(torch.__version__, torch.cuda.get_device_name(), "capability", torch.cuda.get_device_capability())' | tee -a "$SUMMARY"
 
 hub="$(mktemp -d)"
-kernel-hub org add archtest --root "$hub/root" --trusted >/dev/null
-token=$(kernel-hub user add gpu --root "$hub/root" --org archtest | tail -n 1)
-kernel-hub serve --root "$hub/root" --port 0 > "$hub/out" 2> "$OUT/arch-hub.log" &
-hub_pid=$!
-for _ in $(seq 100); do grep -q Listening "$hub/out" && break; sleep 0.1; done
-HF_ENDPOINT=$(sed -n 's/^Listening on //p' "$hub/out")
-export HF_ENDPOINT HF_TOKEN="$token" HF_HUB_CACHE="$hub/cache"
+start_hub "$hub" archtest
+export HF_ENDPOINT="$HUB_ENDPOINT" HF_TOKEN="$HUB_TOKEN" HF_HUB_CACHE="$hub/cache"
 
 # publish NAME CAPS [noarch]: examples/relu with `cuda-capabilities = CAPS`, its CUDA variant built here
 # (and a Python-only torch-cuda variant beside it when asked), uploaded as archtest/NAME v1.
 publish() {
-  local name=$1 caps=$2 dir="$hub/src-$1"
+  local name=$1 caps=$2 dir="$hub/src-$1" start
   cp -r examples/relu "$dir"; rm -rf "$dir/build"
   sed -i "s/^cuda-capabilities = .*/cuda-capabilities = $caps/; s|^repo-id = .*|repo-id = \"archtest/$name\"|" "$dir/build.toml"
   (cd "$dir" && git init -q && git add -A && git -c user.name=t -c user.email=t@t commit -qm init)
   start=$(date +%s)
   kernel-builder build "$dir" --variant "$variant" > "$OUT/arch-build-$name.log" 2>&1
-  echo "build $name ($caps): exit $? in $(( $(date +%s) - start )) s; archs $(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['backend'].get('archs'))" "$dir/build/$variant/metadata.json")" | tee -a "$SUMMARY"
+  note "build $name ($caps): exit $? in $(since "$start") s; archs $(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['backend'].get('archs'))" "$dir/build/$variant/metadata.json")"
   if [ "${3:-}" = noarch ]; then
     mkdir -p "$dir/build/torch-cuda"
     cp "$dir/build/$variant/metadata.json" "$dir/build/torch-cuda/metadata.json"
@@ -50,9 +36,9 @@ m["backend"] = {"type": "cuda"}; m.pop("digest", None); m["id"] = "_relu_noarch_
 (d / "metadata.json").write_text(json.dumps(m, indent=2))
 (d / "__init__.py").write_text("import torch\nVARIANT = 'torch-cuda'\ndef relu(x):\n    return torch.relu(x)\n")
 PY
-    kernel-builder hash "$dir" >> "$OUT/arch-build-$name.log" 2>&1 || echo "hash $name failed" | tee -a "$SUMMARY"
+    kernel-builder hash "$dir" >> "$OUT/arch-build-$name.log" 2>&1 || note "hash $name failed"
   fi
-  kernel-builder upload "$dir" --repo-id "archtest/$name" >> "$OUT/arch-upload.log" 2>&1 || echo "upload $name failed" | tee -a "$SUMMARY"
+  kernel-builder upload "$dir" --repo-id "archtest/$name" >> "$OUT/arch-upload.log" 2>&1 || note "upload $name failed"
 }
 
 step "archs [\"8.0\"] on this device"
@@ -99,4 +85,4 @@ x = torch.randn(1 << 24, device="cuda", dtype=torch.bfloat16)
 print("has_kernel:", has_kernel(name, version=1), "get_kernel loaded; bf16 relu matches:", torch.equal(k.relu(x), torch.relu(x)))
 PY
 done
-kill "$hub_pid"
+kill "$HUB_PID"
