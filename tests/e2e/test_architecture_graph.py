@@ -1,6 +1,6 @@
 """ARCHITECTURE.md's library graph is the real one: scripts/architecture-graph --check compares the
 diagram with src/*/CMakeLists.txt and checks that no source includes a header of a library its own
-library does not link."""
+library does not link; the paths the document names exist and its table rows fit one line."""
 import shutil
 import subprocess
 import sys
@@ -19,6 +19,9 @@ def copy_tree(tmp_path: Path) -> Path:
     root = tmp_path / "tree"
     shutil.copytree(REPO / "src", root / "src")
     shutil.copy(REPO / "ARCHITECTURE.md", root / "ARCHITECTURE.md")
+    for other in REPO.iterdir():  # the rest of the tree, which the document's paths also name
+        if other.name not in ("src", "ARCHITECTURE.md") and not other.name.startswith("."):
+            (root / other.name).symlink_to(other)
     return root
 
 
@@ -50,3 +53,22 @@ def test_a_stale_diagram_fails(tmp_path):
     result = check(root)
     assert result.returncode == 1
     assert "ARCHITECTURE.md's library graph differs" in result.stderr
+
+
+def test_a_path_the_document_names_must_exist(tmp_path):
+    root = copy_tree(tmp_path)
+    doc = root / "ARCHITECTURE.md"
+    doc.write_text(doc.read_text() + "\n| Where is the gone thing? | `src/loader/gone.*` |\n")
+    result = check(root)
+    assert result.returncode == 1
+    assert "`src/loader/gone.*` does not exist" in result.stderr
+
+
+def test_a_table_row_longer_than_one_line_fails(tmp_path):
+    root = copy_tree(tmp_path)
+    doc = root / "ARCHITECTURE.md"
+    row = "| A long question? | `src/loader/` " + "and more detail " * 10 + "|"
+    doc.write_text(doc.read_text() + "\n" + row + "\n")
+    result = check(root)
+    assert result.returncode == 1
+    assert f"a table row of {len(row)} characters (at most 160" in result.stderr
