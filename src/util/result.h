@@ -105,3 +105,18 @@ using Status = Result<void>;
     auto kb_try_result_ = (expr);                     \
     if (!kb_try_result_) return std::move(kb_try_result_).error(); \
   } while (0)
+
+// Assigns the value of an expression returning Result<T>, or returns its error:
+//   KB_TRY_ASSIGN(auto text, util::read_file(path));   // text is the std::string
+//   KB_TRY_ASSIGN(config.name, parse_name(table));       // an existing variable or member
+// It expands to statements (a declaration in the enclosing scope), so it cannot be the body of an
+// unbraced if. The target may not contain a top-level comma (no structured bindings); the
+// expression may (it is __VA_ARGS__).
+#define KB_TRY_ASSIGN(target, ...) \
+  KB_TRY_ASSIGN_IMPL_(KB_TRY_CONCAT_(kb_try_assign_, __LINE__), target, __VA_ARGS__)
+#define KB_TRY_ASSIGN_IMPL_(result, target, ...)             \
+  auto result = (__VA_ARGS__);                               \
+  if (!result) return std::move(result).error();             \
+  target = std::move(result).value()
+#define KB_TRY_CONCAT_(a, b) KB_TRY_CONCAT_INNER_(a, b)
+#define KB_TRY_CONCAT_INNER_(a, b) a##b
