@@ -1,15 +1,17 @@
 """What a rebuild compiles (docs/build-engine.md): the compile identity of a variant does not
-depend on the build's parallelism (--cores, --memory-budget, nvcc's threads). Without ccache, so
-that every object Ninja builds is a real compile."""
+depend on the build's parallelism (--cores, --memory-budget, nvcc's threads), and a new ops id (a
+commit that leaves the sources alone) compiles only the generated kb_ops_id.cpp. Without ccache,
+so that every object Ninja builds is a real compile."""
 import json
 import re
+import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from kb_build_e2e_support import copy_fixture, cuda_variant, run_build  # noqa: E402
+from kb_build_e2e_support import copy_fixture, cuda_variant, import_check_script, run_build  # noqa: E402
 
 pytestmark = pytest.mark.slow
 
@@ -86,3 +88,31 @@ def test_new_ops_id_recompiles_only_the_ops_id_source(built, kernel_builder, kb_
     log = (built / "build" / ".kb" / cpu_variant / "build.log").read_text()
     assert "kernel-builder: compile times (seconds, slowest first; from .ninja_log):\n" in log
     assert re.search(r"\n +\d+\.\d  addone_cpu/addone_cpu\.cpp\n", log)
+
+
+def test_ops_registered_from_kernel_sources_under_the_ops_id(tmp_path, kernel_builder, kb_python, cpu_variant):
+    """registration.h's TORCH_LIBRARY_IMPL_EXPAND in a kernel source registers under the ops id read
+    from kb_ops_id.cpp: the binding only defines the op, the kernel source implements it."""
+    project = copy_fixture("addone", tmp_path)
+    binding = project / "torch-ext" / "torch_binding.cpp"
+    binding.write_text(
+        "#include <torch/library.h>\n\n#include \"registration.h\"\n#include \"torch_binding.h\"\n\n"
+        "TORCH_LIBRARY_EXPAND(TORCH_EXTENSION_NAME, ops) {\n"
+        "  ops.def(\"addone(Tensor! out, Tensor input) -> ()\");\n}\n\n"
+        "REGISTER_EXTENSION(TORCH_EXTENSION_NAME)\n")
+    kernel = project / "addone_cpu" / "addone_cpu.cpp"
+    kernel.write_text(
+        "#include <torch/library.h>\n\n#include \"registration.h\"\n" + kernel.read_text()
+        + "\nTORCH_LIBRARY_IMPL_EXPAND(TORCH_EXTENSION_NAME, CPU, ops) { ops.impl(\"addone\", &addone); }\n")
+    run_build(kernel_builder, project, kb_python, "--variant", cpu_variant, "--unique-id", "impl1")
+    generated = (project / "build" / ".kb" / cpu_variant / "project" / "CMakeLists.txt").read_text()
+    assert "KB_OPS_ID_UNIT" in generated and "TORCH_EXTENSION_NAME=" not in generated
+    variant = project / "build" / cpu_variant
+    code = import_check_script(variant, "_addone_cpu_impl1") + (
+        "import torch\n"
+        "x = torch.arange(4.0)\n"
+        "torch.testing.assert_close(module.addone(x), x + 1)\n"
+        "assert torch.ops._addone_cpu_impl1.addone.default is not None\n"
+        "print('ok')\n")
+    result = subprocess.run([str(kb_python), "-c", code], capture_output=True, text=True, cwd="/")
+    assert result.returncode == 0 and result.stdout.strip() == "ok", result.stderr
