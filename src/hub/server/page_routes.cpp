@@ -144,6 +144,13 @@ void HubService::repo_page(const Request& request, Response& response, const sto
     std::vector<web::RefLink> branches;
     for (const auto& [name, id] : refs->branches) branches.push_back({name, id});
     std::tie(view.versions, view.branches) = web::split_versions(branches);
+    for (const auto& version : view.versions) {
+      std::vector<std::string> paths;
+      if (auto head = store_.load_commit(repo, version.commit); head.ok()) {
+        for (const auto& [path, entry] : (*head)->tree) paths.push_back(path);
+      }
+      view.version_variants.push_back(web::variant_names(paths));
+    }
     for (const auto& [name, id] : refs->tags) view.tags.push_back({name, id});
   }
 

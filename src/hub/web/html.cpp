@@ -11,7 +11,8 @@ namespace kb::hub::web {
 namespace {
 
 // The one stylesheet of every page (inline, admitted by its hash). SVG charts use presentation
-// attributes, which the policy does not govern, so no style attribute is ever needed.
+// attributes, which the policy does not govern, so no style attribute is ever needed. A table
+// wider than the page scrolls inside its own box (display: block) instead of widening the page.
 constexpr std::string_view kStylesheet = R"css(
 :root { color-scheme: light dark; --fg: #1f2328; --muted: #59636e; --line: #d1d9e0; --bg: #ffffff;
   --panel: #f6f8fa; --accent: #0969da; --good: #1a7f37; --bad: #cf222e; }
@@ -30,7 +31,8 @@ main { max-width: 72em; margin: 0 auto; padding: 1em 1.5em 3em; }
 a { color: var(--accent); }
 h1 { font-size: 1.6em; margin: .4em 0; } h2 { font-size: 1.25em; margin-top: 1.6em;
   border-bottom: 1px solid var(--line); padding-bottom: .2em; } h3 { font-size: 1.05em; }
-table { border-collapse: collapse; margin: .6em 0; font-size: .92em; }
+table { border-collapse: collapse; margin: .6em 0; font-size: .92em; display: block; max-width: 100%;
+  overflow-x: auto; }
 th, td { border: 1px solid var(--line); padding: .25em .6em; text-align: left; vertical-align: top; }
 th { background: var(--panel); }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }

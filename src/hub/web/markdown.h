@@ -12,7 +12,9 @@ namespace kb::hub::web {
 // The card's text without a leading "---" ... "---" front matter block.
 std::string_view strip_front_matter(std::string_view card);
 
-// HTML of the card's Markdown (front matter removed); never contains raw HTML from the card.
-std::string render_markdown(std::string_view card);
+// HTML of the card's Markdown (front matter removed); never contains raw HTML from the card. Its
+// headings start at level `top_heading` (2: the card's `#` becomes <h2>, under the page's <h1>),
+// deeper ones shifted alike, up to <h6>.
+std::string render_markdown(std::string_view card, int top_heading = 1);
 
 }  // namespace kb::hub::web

@@ -59,10 +59,38 @@ std::string refs_section(const RepoView& view) {
   return out + "</p></section>";
 }
 
+// Every version with its variants, so that a visitor landing on `main` (which holds no builds)
+// sees where they are.
+std::string versions_section(const RepoView& view) {
+  if (view.versions.empty()) return "";
+  std::string out =
+      "<section id=\"versions\"><h2>Versions</h2><table class=\"versions\"><thead><tr><th>Version</th>"
+      "<th>Variants</th></tr></thead><tbody>";
+  for (size_t i = view.versions.size(); i-- > 0;) {  // newest first
+    const RefLink& version = view.versions[i];
+    std::string variants;
+    if (i < view.version_variants.size()) {
+      for (const auto& name : view.version_variants[i]) {
+        variants += (variants.empty() ? "" : "<br>") + ("<span class=\"mono\">" + escape(name) + "</span>");
+      }
+    }
+    if (variants.empty()) variants = "<span class=\"muted\">none</span>";
+    out += "<tr data-version=\"" + escape(version.name) + "\"><td>" +
+           ref_links(view.repo_id, {version}, view.revision) + "</td><td>" + variants + "</td></tr>";
+  }
+  return out + "</tbody></table></section>";
+}
+
 std::string variants_section(const RepoView& view) {
   std::string out = "<section id=\"variants\"><h2>Variants</h2>";
   if (view.variants.empty()) {
-    return out + "<p class=\"muted\">No build variants at this revision.</p></section>";
+    std::string text = "No build variants at <code>" + escape(view.revision) + "</code>.";
+    if (!view.versions.empty()) {
+      const RefLink& latest = view.versions.back();
+      text += " The builds are on the version branches: the latest is <a href=\"" +
+              escape(revision_url(view.repo_id, latest.name)) + "\">" + escape(latest.name) + "</a>.";
+    }
+    return out + "<p class=\"muted\">" + text + "</p></section>";
   }
   out +=
       "<table class=\"variants\"><thead><tr><th>Variant</th><th>Backend</th><th>Framework</th><th>Compute</th>"
@@ -131,10 +159,11 @@ std::string render_index(const IndexView& view) {
 std::string render_repo_page(const RepoView& view) {
   std::string main = "<h1 class=\"mono\">" + escape(view.repo_id) + "</h1>";
   main += refs_section(view);
+  main += versions_section(view);
   main +=
       "<section id=\"card\"><h2>" + (view.card_path.empty() ? std::string("Card") : escape(view.card_path)) + "</h2>";
   main += view.card_path.empty() ? "<p class=\"muted\">This repository has no README.md or CARD.md.</p>"
-                                 : "<div class=\"card\">" + render_markdown(view.card) + "</div>";
+                                 : "<div class=\"card\">" + render_markdown(view.card, 2) + "</div>";
   main += "</section>";
   main += variants_section(view);
   main += render_benchmarks(view);

@@ -1,7 +1,8 @@
 // kernel-hub's HTML pages (docs/hub-pages.md), rendered from view models that the server fills
 // (src/hub/server/page_routes.cpp): the index of repositories with its search, a repository page
-// (card, versions and branches, variant table, benchmark results per hardware, files) and the
-// not-found page. Pure: strings in, HTML out; every value from a repository is escaped.
+// (the repository's name as its one heading, versions with their variants, branches, card,
+// variant table, benchmark results per hardware, files) and the not-found page. Pure: strings
+// in, HTML out; every value from a repository is escaped.
 #pragma once
 
 #include <cstdint>
@@ -46,6 +47,7 @@ struct RepoView {
   std::string commit_time;
   std::string commit_message;
   std::vector<RefLink> versions;  // v<N> branches, ascending
+  std::vector<std::vector<std::string>> version_variants;  // the build variants of each of `versions`
   std::vector<RefLink> branches;  // the other branches
   std::vector<RefLink> tags;
   std::string card_path;  // "README.md", "CARD.md" or "" when there is no card

@@ -2,6 +2,8 @@
 #include "hub/web/variant_table.h"
 
 #include <map>
+#include <optional>
+#include <set>
 
 #include "config/backend.h"
 #include "metadata/digest.h"
@@ -145,13 +147,30 @@ std::string_view to_string(DigestStatus status) {
   return "";
 }
 
+namespace {
+
+// "torch-cpu" for "build/torch-cpu/_ops.py"; nothing for a path outside build/ or a file directly in it.
+std::optional<std::string> variant_of(const std::string& path) {
+  if (path.rfind(kBuildDir, 0) != 0) return std::nullopt;
+  size_t slash = path.find('/', kBuildDir.size());
+  if (slash == std::string::npos) return std::nullopt;
+  return path.substr(kBuildDir.size(), slash - kBuildDir.size());
+}
+
+}  // namespace
+
+std::vector<std::string> variant_names(const std::vector<std::string>& paths) {
+  std::set<std::string> names;
+  for (const auto& path : paths) {
+    if (auto name = variant_of(path)) names.insert(*name);
+  }
+  return {names.begin(), names.end()};
+}
+
 std::vector<VariantRow> variant_rows(const std::vector<RepoFile>& files, const VariantSources& sources) {
   std::map<std::string, std::vector<const RepoFile*>> by_variant;
   for (const auto& file : files) {
-    if (file.path.rfind(kBuildDir, 0) != 0) continue;
-    size_t slash = file.path.find('/', kBuildDir.size());
-    if (slash == std::string::npos) continue;  // a file directly under build/
-    by_variant[file.path.substr(kBuildDir.size(), slash - kBuildDir.size())].push_back(&file);
+    if (auto name = variant_of(file.path)) by_variant[*name].push_back(&file);
   }
   std::vector<VariantRow> rows;
   for (const auto& [name, variant_files] : by_variant) {

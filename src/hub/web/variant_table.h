@@ -53,6 +53,9 @@ struct VariantSources {
   std::function<util::Result<std::string>(const RepoFile&, metadata::DigestAlgorithm)> hash;
 };
 
+// The variant directory names under build/ among `paths`, sorted, each once (reads nothing).
+std::vector<std::string> variant_names(const std::vector<std::string>& paths);
+
 // Rows for the variant directories under build/ among `files`, sorted by name.
 std::vector<VariantRow> variant_rows(const std::vector<RepoFile>& files, const VariantSources& sources);
 

@@ -1,6 +1,7 @@
 """kernel-hub's web pages in a real browser (docs/hub-pages.md): Debian's chromium, headless,
 driven by Selenium through /usr/bin/chromedriver. The index and its search, a repository page
-(card, versions, variant table with digest status, benchmark chart and tables), hostile content
+(its name as the one top heading, card, versions with their variants, variant table with digest
+status, benchmark chart and tables, tables that scroll on a narrow screen), hostile content
 rendered as text, and a private repository invisible to an anonymous visitor."""
 import json
 import shutil
@@ -136,7 +137,9 @@ def test_index_search_and_repository_page(site, browser):
 
     # The card: Markdown rendered, front matter left out, raw HTML and javascript: links inert.
     card = browser.find_element(By.CSS_SELECTOR, "#card .card")
-    assert card.find_element(By.TAG_NAME, "h1").text == "Relu kernels"
+    # The repository's name is the page's one top heading; the card's `#` heading comes under it.
+    assert [h.text for h in browser.find_elements(By.TAG_NAME, "h1")] == ["acme/relu"]
+    assert card.find_element(By.TAG_NAME, "h2").text == "Relu kernels"
     assert card.find_element(By.TAG_NAME, "strong").text == "ReLU"
     assert "license" not in card.text
     assert card.find_elements(By.TAG_NAME, "script") == []
@@ -177,8 +180,20 @@ def test_index_search_and_repository_page(site, browser):
     assert [s.get_attribute("data-series") for s in cpu_chart.find_elements(By.CSS_SELECTOR, "g.series")] == [
         site.labels[site.runs[2]["id"]]]
 
-    # Versions: v1 links to that branch's view.
-    browser.find_element(By.LINK_TEXT, "v1").click()
+    # Versions: each listed with its variants; v1 links to that branch's view.
+    version = browser.find_element(By.CSS_SELECTOR, "#versions tr[data-version='v1']")
+    assert version.find_elements(By.TAG_NAME, "td")[1].text.split("\n") == [GOOD, TAMPERED]
+
+    # On a narrow screen the wide tables scroll inside their box; the page itself does not widen.
+    browser.set_window_size(480, 2000)
+    try:
+        assert browser.execute_script("return document.documentElement.scrollWidth <= window.innerWidth")
+        variants = browser.find_element(By.CSS_SELECTOR, "#variants table")
+        assert browser.execute_script("return arguments[0].scrollWidth > arguments[0].clientWidth", variants)
+    finally:
+        browser.set_window_size(1280, 2000)
+
+    browser.find_element(By.CSS_SELECTOR, "#revisions").find_element(By.LINK_TEXT, "v1").click()
     assert parse_qs(wait_for_url(browser, lambda url: "revision" in url.query).query) == {"revision": ["v1"]}
     assert "Showing v1" in browser.find_element(By.ID, "revisions").text
 

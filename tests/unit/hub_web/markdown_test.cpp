@@ -32,6 +32,11 @@ TEST(RenderMarkdown, EscapesTextAndAttributes) {
   EXPECT_EQ(html.find("\"onmouseover"), std::string::npos);
 }
 
+TEST(RenderMarkdown, ShiftsHeadingsBelowTheGivenLevel) {
+  EXPECT_EQ(render_markdown("# A\n## B\n###### F\n", 2), "<h2>A</h2>\n<h3>B</h3>\n<h6>F</h6>\n");
+  EXPECT_EQ(render_markdown("# A\n"), "<h1>A</h1>\n");
+}
+
 TEST(StripFrontMatter, RemovesTheLeadingYamlBlockOnly) {
   EXPECT_EQ(strip_front_matter("---\nlicense: mit\n---\n# Card\n"), "# Card\n");
   EXPECT_EQ(strip_front_matter("---\r\nlicense: mit\r\n---\r\nbody"), "body");

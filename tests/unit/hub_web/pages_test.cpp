@@ -58,6 +58,7 @@ RepoView sample_repo() {
   view.commit_message = "Upload <b>kernel</b>";
   std::tie(view.versions, view.branches) =
       split_versions({{"main", view.commit}, {"v10", "c"}, {"v2", "b"}, {"v1", "a"}, {"dev", "d"}});
+  view.version_variants = {{"torch211-cxx11-cpu-x86_64-linux"}, {}, {"torch-cpu", "torch-cuda"}};  // v1, v2, v10
   view.tags = {{"release-1", "a"}};
   view.card_path = "README.md";
   view.card = "---\nlicense: mit\n---\n# Relu\n\n<script>x</script>\n";
@@ -81,6 +82,9 @@ RepoView sample_repo() {
       run("0000000000000000000c", std::string(40, 'a'), "2026-11-23T11:00:00.000Z", "H100",
           {result("small", 0.018), result("large", 0.4)}),
   };
+  // A run posted by someone outside the kernel's namespace is marked as such.
+  view.benchmarks[0].uploaded_by = "mallory";
+  view.benchmarks[0].outsider = true;
   return view;
 }
 
@@ -120,6 +124,33 @@ TEST(RenderRepoPage, HasEverySectionAndEscapesRepositoryContent) {
   EXPECT_NE(html.find("/kernels/acme/relu/resolve/" + std::string(40, 'a') +
                       "/build/torch211-cxx11-cu126-x86_64-linux/a%20b%3F.py\""),
             std::string::npos);
+}
+
+TEST(RenderRepoPage, ListsEveryVersionWithItsVariantsNewestFirst) {
+  std::string html = render_repo_page(sample_repo());
+  auto v10 = html.find("<tr data-version=\"v10\"><td><a href=\"/acme/relu?revision=v10\" title=\"c\">v10</a></td>"
+                       "<td><span class=\"mono\">torch-cpu</span><br><span class=\"mono\">torch-cuda</span></td></tr>");
+  auto v2 = html.find("<tr data-version=\"v2\">");
+  auto v1 = html.find("<span class=\"mono\">torch211-cxx11-cpu-x86_64-linux</span></td></tr>");
+  ASSERT_NE(v10, std::string::npos);
+  EXPECT_LT(v10, v2);
+  EXPECT_LT(v2, v1);
+  EXPECT_NE(html.find("<span class=\"muted\">none</span></td></tr>", v2), std::string::npos);
+}
+
+TEST(RenderRepoPage, PointsAtTheLatestVersionWhenTheRevisionHasNoVariants) {
+  RepoView view = sample_repo();
+  view.variants.clear();
+  EXPECT_NE(render_repo_page(view).find("No build variants at <code>main</code>. The builds are on the version "
+                                        "branches: the latest is <a href=\"/acme/relu?revision=v10\">v10</a>."),
+            std::string::npos);
+}
+
+TEST(RenderRepoPage, TheRepositoryIsTheOneTopHeading) {
+  std::string html = render_repo_page(sample_repo());
+  EXPECT_NE(html.find("<h1 class=\"mono\">acme/relu</h1>"), std::string::npos);
+  EXPECT_EQ(html.find("<h1"), html.rfind("<h1"));  // the card's `# Relu` is an <h2> under it
+  EXPECT_NE(html.find("<h2>Relu</h2>"), std::string::npos);
 }
 
 TEST(RenderBenchmarks, OneSectionPerHardwareNewestFirstWithAChartSeriesPerRun) {

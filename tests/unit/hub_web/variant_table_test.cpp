@@ -56,6 +56,12 @@ struct FakeRevision {
   }
 };
 
+TEST(VariantNames, TheDirectoriesUnderBuildOnceEachSorted) {
+  EXPECT_EQ(variant_names({"README.md", "build/torch-cuda/_ops.py", "build/torch-cpu/a/b.py", "build/torch-cpu/x.py",
+                           "build/CARD.md", "src/build/y/z"}),
+            (std::vector<std::string>{"torch-cpu", "torch-cuda"}));
+}
+
 TEST(VariantRows, DescribeNameAndMetadataAndVerifyTheDigest) {
   FakeRevision revision;
   revision.add_variant("torch211-cxx11-cu126-x86_64-linux", config::Backend::cuda, {"8.0", "9.0a"});
