@@ -19,6 +19,8 @@ struct Options {
   std::string max_request_body = "64M";
   size_t max_files_per_commit = 10000;
   std::string quota = "100G";
+  size_t max_discussions_per_hour = 30;
+  size_t max_benchmark_runs_per_hour = 60;
   int keep_alive_timeout = 5;
   int max_connections = 4096;
   std::string body_min_rate = "16K";
@@ -102,11 +104,21 @@ Action setup(CLI::App& app) {
       ->type_name("N")
       ->check(CLI::Range(size_t{1}, size_t{10000000}));
   app.add_option("--quota", o->quota,
-                 "Storage per user: the sizes of the distinct objects they uploaded, summed "
+                 "Storage per user: the distinct objects they uploaded and the records they added "
+                 "(repositories, commits, branches, tags, discussions, Xet files, benchmark runs), summed "
                  "(SIZE; 0: no quota)")
       ->capture_default_str()
       ->type_name("SIZE")
       ->check(size_text);
+  app.add_option("--max-discussions-per-hour", o->max_discussions_per_hour,
+                 "Most discussions and pull requests one user opens in an hour; more are refused with 429 "
+                 "(0: no limit)")
+      ->capture_default_str()
+      ->type_name("N");
+  app.add_option("--max-benchmark-runs-per-hour", o->max_benchmark_runs_per_hour,
+                 "Most benchmark runs one user posts in an hour; more are refused with 429 (0: no limit)")
+      ->capture_default_str()
+      ->type_name("N");
   return [o] {
     hub::server::ServerOptions options;
     options.root = o->root;
@@ -118,6 +130,8 @@ Action setup(CLI::App& app) {
     options.limits.max_request_body = size_of(o->max_request_body);
     options.limits.max_files_per_commit = o->max_files_per_commit;
     options.limits.quota = size_of(o->quota);
+    options.limits.max_discussions_per_hour = o->max_discussions_per_hour;
+    options.limits.max_benchmark_runs_per_hour = o->max_benchmark_runs_per_hour;
     options.keep_alive_timeout = o->keep_alive_timeout;
     options.max_connections = o->max_connections;
     options.body_min_rate = size_of(o->body_min_rate);

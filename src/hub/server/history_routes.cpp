@@ -250,7 +250,12 @@ void HubService::create_discussion(const Request& request, Response& response,
   d.description = body->description;
   d.status = body->pull_request ? "draft" : "open";
   d.base = "main";
-  auto opened = store_.open_discussion(target.repo, d);
+  if (!discussion_posts_.admit(caller->name)) {
+    return reply_error(response, 429, "", "User `" + caller->name + "` opened " +
+                                              std::to_string(limits_.max_discussions_per_hour) +
+                                              " discussions in the last hour, the most this Hub allows; try again later");
+  }
+  auto opened = store_.open_discussion(target.repo, d, charge_to(caller->name));
   if (!opened.ok()) return reply_error(response, opened.error());
   std::string url =
       public_url_ + web_prefix(target.repo) + target.repo.full() + "/discussions/" + std::to_string(opened->num);

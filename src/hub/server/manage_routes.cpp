@@ -54,10 +54,9 @@ void HubService::delete_repo(const Request& request, Response& response) {
   if (!authorize(request, response, repo, Access::write)) return;
   auto removed = store_.delete_repo(repo);
   if (!removed.ok()) return reply_error(response, removed.error());
-  // Objects no repository owns any more left the store: nobody is charged for them now.
-  for (const auto& sha256 : *removed) {
-    if (auto s = usage_.discharge(sha256); !s) return reply_error(response, 500, "", s.error().message);
-  }
+  // Objects no repository owns any more left the store, and its records with it: nobody is
+  // charged for them now.
+  if (auto s = usage_.discharge(*removed); !s) return reply_error(response, 500, "", s.error().message);
   reply_json(response, 200, json::object());
 }
 
@@ -66,24 +65,33 @@ void HubService::delete_branch(const Request& request, Response& response, const
   std::string branch = decoded_path(target.rest, 1);
   auto deleted = store_.delete_branch(target.repo, branch);
   if (!deleted.ok()) return reply_error(response, deleted.error());
+  // Its entry of refs.json is gone: whoever created it is no longer charged for it.
+  if (auto s = usage_.discharge(storage::RepoStore::ref_record_key(target.repo, false, branch)); !s) {
+    return reply_error(response, 500, "", s.error().message);
+  }
   reply_json(response, 200, json::object());
 }
 
 void HubService::create_tag(const Request& request, Response& response, const RepoRequest& target) {
-  if (!authorize(request, response, target.repo, Access::write)) return;
+  std::optional<storage::User> caller;
+  if (!authorize(request, response, target.repo, Access::write, &caller)) return;
   std::string revision = decoded_path(target.rest, 1);
   if (auto valid = protocol::check_revision(revision); !valid) return reply_error(response, 400, "", valid.error().message);
   auto body = protocol::parse_create_tag(request.body);
   if (!body) return reply_error(response, 400, "", body.error().message);
-  auto created = store_.create_tag(target.repo, body->tag, revision);
+  auto created = store_.create_tag(target.repo, body->tag, revision, charge_to(caller->name));
   if (!created.ok()) return reply_error(response, created.error());
   reply_json(response, 200, json::object());
 }
 
 void HubService::delete_tag(const Request& request, Response& response, const RepoRequest& target) {
   if (!authorize(request, response, target.repo, Access::write)) return;
-  auto deleted = store_.delete_tag(target.repo, decoded_path(target.rest, 1));
+  std::string tag = decoded_path(target.rest, 1);
+  auto deleted = store_.delete_tag(target.repo, tag);
   if (!deleted.ok()) return reply_error(response, deleted.error());
+  if (auto s = usage_.discharge(storage::RepoStore::ref_record_key(target.repo, true, tag)); !s) {
+    return reply_error(response, 500, "", s.error().message);
+  }
   reply_json(response, 200, json::object());
 }
 

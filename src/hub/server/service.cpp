@@ -234,6 +234,7 @@ void HubService::handle_delete(const Request& request, Response& response) {
     RepoRequest target = repo_request(repo_type_of(segments[1]), segments, 2);
     if (target.rest[0] == "branch") return delete_branch(request, response, target);
     if (target.rest[0] == "tag") return delete_tag(request, response, target);
+    if (target.rest[0] == "benchmarks") return benchmarks(request, response, target);
   }
   reply_error(response, 404, "", "Not found");
 }

@@ -22,6 +22,7 @@
 #include "hub/storage/benchmark_store.h"
 #include "hub/storage/repo_store.h"
 #include "hub/storage/usage.h"
+#include "hub/server/post_limits.h"
 #include "hub/server/xet_tokens.h"
 
 namespace kb::hub::server {
@@ -31,8 +32,14 @@ struct HubLimits {
   uint64_t max_file_size = uint64_t{10} << 30;     // one file (LFS object or inline content)
   uint64_t max_request_body = uint64_t{64} << 20;  // any non-upload request body
   size_t max_files_per_commit = 10000;             // operations in one commit
-  uint64_t quota = uint64_t{100} << 30;            // bytes of distinct objects one user uploaded; 0: none
+  uint64_t quota = uint64_t{100} << 30;            // bytes of what one user stored (objects, records); 0: none
+  size_t max_discussions_per_hour = 30;            // discussions and pull requests one user opens; 0: none
+  size_t max_benchmark_runs_per_hour = 60;         // benchmark runs one user posts; 0: none
 };
+
+// What the server's own bookkeeping of one charged record costs (its ledger line, its owned-set
+// or index lines), charged with the record's bytes.
+inline constexpr uint64_t kRecordBookkeeping = 128;
 
 // The largest POST body of `target`: --max-request-body, or for a Xet xorb upload at least the
 // Xet limit of a serialized xorb (xet::kMaxXorbSize), which clients fill (xet_routes.cpp).
@@ -101,6 +108,11 @@ class HubService {
   // Benchmark results (benchmark_routes.cpp, docs/hub-benchmarks.md).
   void benchmarks(const Request& request, Response& response, const RepoRequest& target);
   void post_benchmark(const Request& request, Response& response, const RepoRequest& target);
+  // Hide, unhide or delete one run: the repository's owners (members of its namespace) only.
+  void moderate_benchmark(const Request& request, Response& response, const RepoRequest& target,
+                          const std::string& action);
+  // Whether `user` is not a member of `name_space` (as recorded with the run, else as now).
+  bool benchmark_outsider(const storage::BenchmarkRecord& record, const std::string& name_space);
   // The HTML pages (page_routes.cpp, docs/hub-pages.md); page() is false when `segments` name none.
   bool page(const Request& request, Response& response, const std::vector<std::string>& segments);
   void index_page(const Request& request, Response& response);
@@ -119,7 +131,8 @@ class HubService {
   void xet_xorb_data(const Request& request, Response& response, const std::string& xorb);
   // The CAS caller's grant (replies 401/403 and returns nothing on refusal).
   std::optional<XetGrant> xet_grant(const Request& request, Response& response, XetScope needed);
-  static std::optional<storage::User> grant_caller(const XetGrant& grant);
+  std::optional<storage::User> grant_caller(const XetGrant& grant);
+  bool xet_access_holds(const std::string& user, const storage::RepoId& repo, XetScope scope, bool pull_request);
   bool reachable_xet_file(const XetGrant& grant, const storage::XetFile& file);
   const XetCredentials* xet_credentials(Response& response);
   // The Xet form of an LFS entry (made from its stored body when `import`), for resolve.
@@ -149,6 +162,10 @@ class HubService {
   // authored. Replies and returns false on refusal.
   bool authorize_revision(const Request& request, Response& response, const storage::RepoId& repo,
                           const std::string& revision, bool create_pr, std::optional<storage::User>& caller);
+
+  // The ChargeRecord of `user` (repo_store.h): each record costs its bytes plus kRecordBookkeeping,
+  // charged within --quota; beyond it, storage::quota_exceeded naming the user and the quota.
+  storage::ChargeRecord charge_to(const std::string& user);
 
   // The caller may read `repo` (it exists, and is public or the caller is a member).
   bool can_read(const std::optional<storage::User>& caller, const storage::RepoId& repo);
@@ -187,6 +204,8 @@ class HubService {
   static constexpr size_t kDirectoryOidCommits = 16;
   std::mutex directory_oids_guard_;
   std::map<std::string, std::shared_ptr<const std::map<std::string, std::string>>> directory_oids_;
+  HourlyLimit discussion_posts_{limits_.max_discussions_per_hour};
+  HourlyLimit benchmark_posts_{limits_.max_benchmark_runs_per_hour};
   std::mutex tickets_guard_;
   std::map<std::string, UploadTicket> tickets_;
 };

@@ -9,6 +9,7 @@
 #include "hub/server/server_core.h"
 #include "hub/server/http_support.h"
 #include "hub/server/service.h"
+#include "hub/storage/storage_errors.h"
 #include "util/hash.h"
 #include "util/strings.h"
 
@@ -40,6 +41,20 @@ bool HubService::reachable_object(const std::optional<storage::User>& caller, co
   return false;
 }
 
+storage::ChargeRecord HubService::charge_to(const std::string& user) {
+  return [this, user](const std::string& key, uint64_t bytes) -> util::Status {
+    uint64_t size = bytes + kRecordBookkeeping;
+    auto charged = usage_.charge_within(user, key, size, limits_.quota);
+    if (!charged) return std::move(charged).error();
+    if (!*charged) {
+      return storage::quota_exceeded("Storing " + bytes_text(size) + " would exceed the storage quota of " +
+                                     bytes_text(limits_.quota) + " of user `" + user + "` (" +
+                                     bytes_text(usage_.used(user)) + " used)");
+    }
+    return {};
+  };
+}
+
 void HubService::create_repo(const Request& request, Response& response) {
   std::optional<storage::User> caller;
   if (!caller_of(request, response, caller)) return;
@@ -61,7 +76,7 @@ void HubService::create_repo(const Request& request, Response& response) {
   if (!storage::Accounts::is_member(*caller, name_space)) {
     return reply_error(response, 403, "", "You don't have the rights to create a repository under `" + name_space + "`");
   }
-  auto created = store_.create_repo(repo, body->is_private);
+  auto created = store_.create_repo(repo, body->is_private, charge_to(caller->name));
   if (!created.ok()) {
     if (created.error().status == 409) {  // exists: the Hub answers with its URL too
       response.set_header("X-Error-Message", created.error().message);
@@ -73,7 +88,8 @@ void HubService::create_repo(const Request& request, Response& response) {
 }
 
 void HubService::create_branch(const Request& request, Response& response, const RepoRequest& target) {
-  if (!authorize(request, response, target.repo, Access::write)) return;
+  std::optional<storage::User> caller;
+  if (!authorize(request, response, target.repo, Access::write, &caller)) return;
   std::string branch = decoded_path(target.rest, 1);
   if (auto valid = protocol::check_ref_name(branch); !valid) return reply_invalid(response, valid.error());
   auto body = protocol::parse_create_branch(request.body);
@@ -82,7 +98,7 @@ void HubService::create_branch(const Request& request, Response& response, const
   if (auto valid = protocol::check_revision(start); !valid) {
     return reply_error(response, 400, "", "startingPoint: " + valid.error().message);
   }
-  auto created = store_.create_branch(target.repo, branch, start);
+  auto created = store_.create_branch(target.repo, branch, start, charge_to(caller->name));
   if (!created.ok()) return reply_error(response, created.error());
   reply_json(response, 200, json::object());
 }
@@ -241,6 +257,12 @@ void HubService::commit(const Request& request, Response& response, const RepoRe
     return reply_invalid(response, valid.error());
   }
   commit_request.author = caller->name;
+  // A pull request is a discussion: it counts towards the same hourly limit.
+  if (commit_request.create_pr && !discussion_posts_.admit(caller->name)) {
+    return reply_error(response, 429, "", "User `" + caller->name + "` opened " +
+                                              std::to_string(limits_.max_discussions_per_hour) +
+                                              " discussions in the last hour, the most this Hub allows; try again later");
+  }
   auto payload = protocol::parse_commit_payload(request.body);
   if (!payload) return reply_invalid(response, payload.error());
   if (payload->operations.size() > limits_.max_files_per_commit) {
@@ -310,6 +332,7 @@ void HubService::commit(const Request& request, Response& response, const RepoRe
   }
   commit_request.message =
       payload->description.empty() ? payload->summary : payload->summary + "\n\n" + payload->description;
+  commit_request.charge = charge_to(caller->name);
   auto result = store_.commit(target.repo, commit_request);
   if (!result.ok()) return reply_error(response, result.error());
   for (const auto& [sha256, size] : charges) {

@@ -102,8 +102,8 @@ void HubService::xet_token(const Request& request, Response& response, const Rep
   }
   const XetCredentials* credentials = xet_credentials(response);
   if (!credentials) return;
-  XetGrant grant{scope, target.repo, caller ? caller->name : "", caller ? caller->orgs : std::vector<std::string>{},
-                 unix_now() + kXetTokenLifetime};
+  XetGrant grant{scope, target.repo, caller ? caller->name : "", unix_now() + kXetTokenLifetime,
+                 scope == XetScope::write && for_pr};
   std::string token = credentials->issue(grant);
   std::string cas_url = public_url_ + kCasPrefix;
   response.set_header("X-Xet-Cas-Url", cas_url);
@@ -127,31 +127,48 @@ std::optional<XetGrant> HubService::xet_grant(const Request& request, Response& 
     reply_error(response, 403, "", "This Xet token is read-only; uploads need a token from xet-write-token");
     return std::nullopt;
   }
-  // The repository may have become private or gated, or been deleted, since the token was issued.
-  auto caller = grant_caller(*grant);
-  bool member = caller && storage::Accounts::is_member(*caller, grant->repo.name_space);
-  auto info = store_.repo_info(grant->repo);
-  if (!can_read(caller, grant->repo) || (!member && info.ok() && !info->gated.empty())) {
-    reply_error(response, 401, "", "Xet access token for a repository whose files it may no longer read");
+  if (!xet_access_holds(grant->user, grant->repo, grant->scope, grant->pull_request)) {
+    reply_error(response, 401, "", "Xet access token for a repository its user may no longer " +
+                                       std::string(grant->scope == XetScope::write ? "write to" : "read"));
     return std::nullopt;
   }
   return grant;
 }
 
-std::optional<storage::User> HubService::grant_caller(const XetGrant& grant) {
-  if (grant.user.empty()) return std::nullopt;
-  return storage::User{grant.user, grant.orgs, {}};
+// Checked on every CAS request against the accounts and the repository as they are now: the user
+// may have left an organization or been removed, the repository may have become private or gated,
+// or been deleted, since the token was issued (docs/hub-security.md, "Xet storage").
+bool HubService::xet_access_holds(const std::string& user, const storage::RepoId& repo, XetScope scope,
+                                  bool pull_request) {
+  std::optional<storage::User> caller;
+  if (!user.empty()) {
+    caller = accounts_.user(user);
+    if (!caller) return false;
+  }
+  bool member = caller && storage::Accounts::is_member(*caller, repo.name_space);
+  auto info = store_.repo_info(repo);
+  if (!info.ok() || !can_read(caller, repo) || (!member && !info->gated.empty())) return false;
+  // A write token needs write access now, except one for a pull request: any signed-in reader's.
+  return scope == XetScope::read || member || (pull_request && caller);
 }
 
+std::optional<storage::User> HubService::grant_caller(const XetGrant& grant) {
+  if (grant.user.empty()) return std::nullopt;
+  return accounts_.user(grant.user);
+}
+
+// A token reads only what its own repository references (docs/hub-security.md, "Xet storage").
 bool HubService::reachable_xet_file(const XetGrant& grant, const storage::XetFile& file) {
-  auto caller = grant_caller(grant);
-  return reachable_object(caller, grant.repo, file.hash) ||
-         (!file.sha256.empty() && reachable_object(caller, grant.repo, file.sha256));
+  return store_.owns(grant.repo, file.hash) || (!file.sha256.empty() && store_.owns(grant.repo, file.sha256));
 }
 
 void HubService::xet_cas_get(const Request& request, Response& response,
                              const std::vector<std::string>& rest) {
   size_t n = rest.size();
+  // hf_xet 1.0's paths (before the v1 API): chunk/, reconstruction/, xorb/ (docs/hub-xet.md).
+  if (n == 3 && rest[0] == "chunk") return xet_dedup(request, response, rest[2]);
+  if (n == 2 && rest[0] == "reconstruction") return xet_reconstruction(request, response, rest[1], 1);
+  if (n == 3 && rest[0] == "xorb") return xet_cas_get(request, response, {"v1", "xorbs", "default", rest[2]});
   if (n == 3 && (rest[0] == "v1" || rest[0] == "v2") && rest[1] == "reconstructions") {
     return xet_reconstruction(request, response, rest[2], rest[0] == "v2" ? 2 : 1);
   }
@@ -163,7 +180,7 @@ void HubService::xet_cas_get(const Request& request, Response& response,
     auto grant = xet_grant(request, response, XetScope::read);
     if (!grant || !parse_hash(response, rest[3])) return;
     auto layout = store_.xet().xorb_layout(rest[3]);
-    if (!layout || !reachable_object(grant_caller(*grant), grant->repo, rest[3])) {
+    if (!layout || !store_.owns(grant->repo, rest[3])) {
       return reply_error(response, 404, "", "Xorb not found");
     }
     response.status = 200;
@@ -190,11 +207,15 @@ void HubService::xet_cas_post(const Request& request, Response& response,
     return xet_upload_xorb(request, response, rest[3]);
   }
   if (n == 2 && rest[0] == "v1" && rest[1] == "shards") return xet_upload_shard(request, response);
+  // hf_xet 1.0's paths: xorb/{prefix}/{hash}, shard/{prefix}/{hash}.
+  if (n == 3 && rest[0] == "xorb") return xet_upload_xorb(request, response, rest[2]);
+  if (n == 3 && rest[0] == "shard") return xet_upload_shard(request, response);
   reply_error(response, 404, "", "Not found");
 }
 
 // POST /v1/xorbs/default/{hash}: the body must parse and hash to its name; stored once, owned by
-// the token's repository, charged to its user.
+// the token's repository (added to its owned set; no other repository's set changes), charged to
+// its user; was_inserted is whether the repository did not own it before.
 void HubService::xet_upload_xorb(const Request& request, Response& response,
                                  const std::string& hash_text) {
   auto grant = xet_grant(request, response, XetScope::write);
@@ -213,6 +234,9 @@ void HubService::xet_upload_xorb(const Request& request, Response& response,
   }
   uint64_t size = layout->chunks_size;
   const std::string& user = grant->user;
+  // The answer depends on this repository only: whether another one holds the xorb is nobody's
+  // business (docs/hub-security.md, "Xet storage").
+  bool owned_before = store_.owns(grant->repo, hash_text);
   bool charged_before = usage_.has(user, hash_text);
   if (!charged_before && !usage_.reserve(user, size, limits_.quota)) {
     return reply_error(response, 413, "", "Storing a xorb of " + std::to_string(size) +
@@ -235,7 +259,7 @@ void HubService::xet_upload_xorb(const Request& request, Response& response,
   if (!indexed) return reply_error(response, 500, "", indexed.error().message);
   if (!owned) return reply_error(response, 500, "", owned.error().message);
   if (!charged) return reply_error(response, 500, "", charged.error().message);
-  reply_json(response, 200, {{"was_inserted", *stored}});
+  reply_json(response, 200, {{"was_inserted", !owned_before}});
 }
 
 // POST /v1/shards: every referenced xorb must be stored and reachable for the token's repository,
@@ -303,6 +327,8 @@ void HubService::xet_upload_shard(const Request& request, Response& response) {
                                                 std::to_string(limits_.max_file_size) + " bytes of this Hub");
     }
     std::string sha256 = util::to_hex(std::string_view(reinterpret_cast<const char*>(info.sha256->data()), 32));
+    // hf_xet (1.0 to 1.8) gives an empty file the SHA-256 of zeros: it stands for that of no bytes.
+    if (info.size() == 0 && sha256 == std::string(64, '0')) sha256 = util::sha256_hex("");
     storage::XetFile file{file_hash, sha256, info.size(), {}};
     for (const auto& term : info.terms) {
       file.terms.push_back(storage::XetTerm{xet::hash_to_string(term.xorb_hash), term.chunk_begin, term.chunk_end,
@@ -324,6 +350,18 @@ void HubService::xet_upload_shard(const Request& request, Response& response) {
       }
     }
     checked.push_back(std::move(file));
+  }
+  // The file records are charged to the uploader before any is written, as one record named by the
+  // files it describes (docs/hub-security.md, "Storage quota"): over the quota, nothing is recorded.
+  uint64_t record_bytes = 0;
+  std::string described;
+  for (const auto& file : checked) {
+    record_bytes += storage::XetStore::file_record_bytes(file);
+    described += file.hash + "\n";
+  }
+  if (!checked.empty()) {
+    std::string key = storage::RepoStore::record_key("xet/shards/" + util::sha256_hex(described));
+    if (auto charged = charge_to(grant->user)(key, record_bytes); !charged) return reply_error(response, charged.error());
   }
   for (size_t i = 0; i < checked.size(); ++i) {
     const storage::XetFile& file = checked[i];
@@ -353,7 +391,7 @@ void HubService::xet_dedup(const Request& request, Response& response, const std
   auto grant = xet_grant(request, response, XetScope::read);
   if (!grant || !parse_hash(response, chunk)) return;
   auto location = store_.xet().chunk_location(chunk);
-  if (!location || !reachable_object(grant_caller(*grant), grant->repo, location->first)) {
+  if (!location || !store_.owns(grant->repo, location->first)) {
     return reply_error(response, 404, "", "Chunk not tracked by global deduplication");
   }
   auto layout = store_.xet().xorb_layout(location->first);
@@ -421,7 +459,7 @@ void HubService::xet_reconstruction(const Request& request, Response& response,
   if (!credentials) return;
   int64_t expires = unix_now() + kXorbUrlLifetime;
   auto url = [&](const xet::MerkleHash& hash, std::span<const xet::FetchRange> ranges) {
-    XorbRangeGrant signed_ranges{xet::hash_to_string(hash), {}, expires};
+    XorbRangeGrant signed_ranges{xet::hash_to_string(hash), {}, expires, grant->repo, grant->user};
     for (const auto& r : ranges) signed_ranges.ranges.emplace_back(r.byte_start, r.byte_end);
     return public_url_ + kCasPrefix + "/data/" + signed_ranges.xorb + "?" + credentials->sign_range(signed_ranges);
   };
@@ -436,8 +474,14 @@ void HubService::xet_xorb_data(const Request& request, Response& response, const
   const XetCredentials* credentials = xet_credentials(response);
   if (!credentials) return;
   auto grant = credentials->verify_range(xorb, request.get_param_value("range"), request.get_param_value("expires"),
+                                         request.get_param_value("repo"), request.get_param_value("user"),
                                          request.get_param_value("sig"), unix_now());
   if (!grant) return reply_error(response, 403, "", "Invalid or expired xorb URL");
+  // Handed out to one user for one repository: both still hold, and the repository still
+  // references the xorb.
+  if (!xet_access_holds(grant->user, grant->repo, XetScope::read, false) || !store_.owns(grant->repo, xorb)) {
+    return reply_error(response, 403, "", "Xorb URL of a repository its user may no longer read");
+  }
   auto file = std::make_shared<OpenFile>(store_.xet().xorb_path(xorb));
   struct stat info {};
   if (file->fd < 0 || ::fstat(file->fd, &info) != 0) return reply_error(response, 404, "", "Xorb not found");

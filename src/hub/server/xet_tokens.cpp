@@ -23,7 +23,7 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr size_t kSecretSize = 32;
-constexpr std::string_view kTokenPrefix = "xet1_";
+constexpr std::string_view kTokenPrefix = "xet2_";
 
 std::optional<std::string> from_hex(std::string_view hex) {
   if (hex.size() % 2 != 0) return std::nullopt;
@@ -93,12 +93,13 @@ std::string XetCredentials::mac(std::string_view purpose, std::string_view messa
   return std::string(reinterpret_cast<const char*>(out), length);
 }
 
-// Token text: "xet1_" hex(fields joined by '\n') "." hex(mac). Fields cannot hold '\n': names
-// are validated before a token is issued.
+// Token text: "xet2_" hex(fields joined by '\n') "." hex(mac). Fields cannot hold '\n': names
+// are validated before a token is issued. (xet1_ tokens carried the user's organizations; they
+// are no longer accepted.)
 std::string XetCredentials::issue(const XetGrant& grant) const {
-  std::string payload = std::string(grant.scope == XetScope::write ? "write" : "read") + "\n" + grant.repo.type +
-                        "\n" + grant.repo.name_space + "\n" + grant.repo.name + "\n" + grant.user + "\n" +
-                        util::join(grant.orgs, ",") + "\n" + std::to_string(grant.expires);
+  std::string scope = grant.scope == XetScope::read ? "read" : grant.pull_request ? "write-pr" : "write";
+  std::string payload = scope + "\n" + grant.repo.type + "\n" + grant.repo.name_space + "\n" + grant.repo.name + "\n" +
+                        grant.user + "\n" + std::to_string(grant.expires);
   return std::string(kTokenPrefix) + util::to_hex(payload) + "." + util::to_hex(mac("token", payload));
 }
 
@@ -111,14 +112,14 @@ std::optional<XetGrant> XetCredentials::verify(std::string_view token, int64_t n
   auto signature = from_hex(token.substr(dot + 1));
   if (!payload || !signature || !same_mac(*signature, mac("token", *payload))) return std::nullopt;
   auto fields = util::split(*payload, '\n');
-  if (fields.size() != 7 || (fields[0] != "read" && fields[0] != "write")) return std::nullopt;
-  auto expires = parse_int(fields[6]);
+  if (fields.size() != 6 || (fields[0] != "read" && fields[0] != "write" && fields[0] != "write-pr")) return std::nullopt;
+  auto expires = parse_int(fields[5]);
   if (!expires || *expires <= now) return std::nullopt;
   XetGrant grant;
-  grant.scope = fields[0] == "write" ? XetScope::write : XetScope::read;
+  grant.scope = fields[0] == "read" ? XetScope::read : XetScope::write;
+  grant.pull_request = fields[0] == "write-pr";
   grant.repo = storage::RepoId{fields[1], fields[2], fields[3]};
   grant.user = fields[4];
-  if (!fields[5].empty()) grant.orgs = util::split(fields[5], ',');
   grant.expires = *expires;
   return grant;
 }
@@ -130,6 +131,17 @@ bool XorbRangeGrant::admits(uint64_t first, uint64_t last) const {
   return false;
 }
 
+namespace {
+
+std::string range_message(const std::string& xorb, const std::string& range, const std::string& expires,
+                          const std::string& repo, const std::string& user) {
+  return xorb + "\n" + range + "\n" + expires + "\n" + repo + "\n" + user;
+}
+
+std::string repo_text(const storage::RepoId& repo) { return repo.type + "s/" + repo.name_space + "/" + repo.name; }
+
+}  // namespace
+
 std::string XetCredentials::sign_range(const XorbRangeGrant& grant) const {
   std::string range;
   for (const auto& [first, last] : grant.ranges) {
@@ -137,18 +149,23 @@ std::string XetCredentials::sign_range(const XorbRangeGrant& grant) const {
     range += std::to_string(first) + "-" + std::to_string(last);
   }
   std::string expires = std::to_string(grant.expires);
-  return "range=" + range + "&expires=" + expires + "&sig=" +
-         util::to_hex(mac("xorb-range", grant.xorb + "\n" + range + "\n" + expires));
+  std::string repo = repo_text(grant.repo);
+  // Names are [A-Za-z0-9_.-] (and the two slashes): nothing in them needs percent-encoding.
+  return "range=" + range + "&expires=" + expires + "&repo=" + repo + "&user=" + grant.user + "&sig=" +
+         util::to_hex(mac("xorb-range", range_message(grant.xorb, range, expires, repo, grant.user)));
 }
 
 std::optional<XorbRangeGrant> XetCredentials::verify_range(const std::string& xorb, const std::string& range,
-                                                           const std::string& expires, const std::string& signature,
+                                                           const std::string& expires, const std::string& repo,
+                                                           const std::string& user, const std::string& signature,
                                                            int64_t now) const {
   auto given = from_hex(signature);
-  if (!given || !same_mac(*given, mac("xorb-range", xorb + "\n" + range + "\n" + expires))) return std::nullopt;
+  if (!given || !same_mac(*given, mac("xorb-range", range_message(xorb, range, expires, repo, user)))) return std::nullopt;
   auto until = parse_int(expires);
   if (!until || *until <= now) return std::nullopt;
-  XorbRangeGrant grant{xorb, {}, *until};
+  auto parts = util::split(repo, '/');
+  if (parts.size() != 3 || parts[0].size() < 2 || parts[0].back() != 's') return std::nullopt;
+  XorbRangeGrant grant{xorb, {}, *until, storage::RepoId{parts[0].substr(0, parts[0].size() - 1), parts[1], parts[2]}, user};
   for (const auto& part : util::split(range, ',')) {
     size_t dash = part.find('-');
     if (dash == std::string::npos) return std::nullopt;

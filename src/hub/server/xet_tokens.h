@@ -19,21 +19,27 @@ namespace kb::hub::server {
 
 enum class XetScope { read, write };
 
-// What a token allows: `scope` on `repo`, as `user` (empty: anonymous) with the organizations
-// the user had when it was issued, until `expires` (unix seconds).
+// What a token allows: `scope` on `repo`, as `user` (empty: anonymous), until `expires` (unix
+// seconds). It carries no memberships: every request checks the user's access as it is now
+// (docs/hub-security.md, "Xet storage"). `pull_request`: a write token issued to a reader for a
+// pull request (create_pr), which needs read access only.
 struct XetGrant {
   XetScope scope = XetScope::read;
   storage::RepoId repo;
   std::string user;
-  std::vector<std::string> orgs;
   int64_t expires = 0;
+  bool pull_request = false;
 };
 
-// Byte ranges [first, last] of one stored xorb that a signed URL admits, until `expires`.
+// Byte ranges [first, last] of one stored xorb that a signed URL admits, until `expires`, to the
+// holder of the token it was handed out for: `repo` and `user` are signed with it, so the data
+// route checks that the user still reads the repository and that it still references the xorb.
 struct XorbRangeGrant {
   std::string xorb;  // hash, string form
   std::vector<std::pair<uint64_t, uint64_t>> ranges;
   int64_t expires = 0;
+  storage::RepoId repo;
+  std::string user;
   // Whether [first, last] lies inside one of the ranges.
   bool admits(uint64_t first, uint64_t last) const;
 };
@@ -47,12 +53,14 @@ class XetCredentials {
   // The grant of a token this Hub issued and that has not expired at `now`; nothing otherwise.
   std::optional<XetGrant> verify(std::string_view token, int64_t now) const;
 
-  // "range=<first>-<last>[,<first>-<last>...]&expires=<t>&sig=<hex>": the query of a xorb URL.
+  // "range=<first>-<last>[,<first>-<last>...]&expires=<t>&repo=<type>s/<ns>/<name>&user=<u>&sig=<hex>":
+  // the query of a xorb URL.
   std::string sign_range(const XorbRangeGrant& grant) const;
   // The grant of a query string made by sign_range for `xorb`, if its signature holds and it has
   // not expired at `now`.
   std::optional<XorbRangeGrant> verify_range(const std::string& xorb, const std::string& range,
-                                             const std::string& expires, const std::string& signature,
+                                             const std::string& expires, const std::string& repo,
+                                             const std::string& user, const std::string& signature,
                                              int64_t now) const;
 
  private:

@@ -132,6 +132,31 @@ util::Result<std::string> Accounts::add_user(const std::string& name, const std:
   });
 }
 
+util::Status Accounts::remove_from_orgs(const std::string& name, const std::vector<std::string>& orgs) {
+  FileLock lock(file_.parent_path() / "accounts.lock");
+  auto snapshot = load();
+  if (!snapshot) return std::move(snapshot).error();
+  auto it = snapshot->users.find(name);
+  if (it == snapshot->users.end()) return util::Error(util::ErrorKind::usage, "Unknown user `" + name + "`");
+  User& user = it->second;
+  for (const auto& org : orgs) {
+    auto member = std::find(user.orgs.begin(), user.orgs.end(), org);
+    if (member == user.orgs.end()) {
+      return util::Error(util::ErrorKind::usage, "User `" + name + "` is not a member of `" + org + "`");
+    }
+    user.orgs.erase(member);
+  }
+  return save(*snapshot);
+}
+
+std::optional<User> Accounts::user(const std::string& name) {
+  std::lock_guard<std::mutex> guard(guard_);
+  refresh();
+  auto it = cached_.users.find(name);
+  if (it == cached_.users.end()) return std::nullopt;
+  return it->second;
+}
+
 void Accounts::refresh() {
   std::error_code ec;
   auto time = fs::last_write_time(file_, ec);

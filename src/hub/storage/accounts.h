@@ -41,8 +41,14 @@ class Accounts {
   // Creates the user if needed, adds the orgs, and returns a fresh token.
   util::Result<std::string> add_user(const std::string& name, const std::vector<std::string>& orgs);
 
-  // Lookups (server); cheap when the file has not changed.
+  // Takes the user out of the organizations (CLI): from the next request on, nothing the user
+  // holds (Hub tokens, Xet tokens) reaches those organizations' repositories as a member.
+  util::Status remove_from_orgs(const std::string& name, const std::vector<std::string>& orgs);
+
+  // Lookups (server); cheap when the file has not changed. Every request reads the accounts as
+  // they are now (docs/hub-security.md, "Authorization").
   std::optional<User> user_for_token(const std::string& token);
+  std::optional<User> user(const std::string& name);
   std::optional<Organization> organization(const std::string& name);
   // The user may write to (and read private repos of) this namespace.
   static bool is_member(const User& user, const std::string& name_space);

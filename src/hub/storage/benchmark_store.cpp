@@ -35,6 +35,14 @@ util::Result<BenchmarkRecord> parse_record(const std::string& text, const fs::pa
   auto document = doc.find("document");
   if (document == doc.end() || !document->is_object()) return invalid("no document");
   record.document = document->dump();
+  if (auto outsider = doc.find("outsider"); outsider != doc.end()) {
+    if (!outsider->is_boolean()) return invalid("outsider is not a boolean");
+    record.outsider = outsider->get<bool>();
+  }
+  if (auto hidden = doc.find("hidden"); hidden != doc.end()) {
+    if (!hidden->is_boolean()) return invalid("hidden is not a boolean");
+    record.hidden = hidden->get<bool>();
+  }
   return record;
 }
 
@@ -55,6 +63,8 @@ std::string BenchmarkStore::serialize(const BenchmarkRecord& record) {
   json doc = {{"format", kBenchmarkRecordFormat},  {"id", record.id},
               {"revision", record.revision},       {"uploaded_by", record.uploaded_by},
               {"uploaded_at", record.uploaded_at}, {"document", json::parse(record.document)}};
+  if (record.outsider) doc["outsider"] = *record.outsider;
+  if (record.hidden) doc["hidden"] = true;
   return doc.dump();
 }
 
@@ -113,6 +123,31 @@ util::Result<std::optional<BenchmarkRecord>> BenchmarkStore::get(const RepoId& r
   auto record = parse_record(*text, path);
   if (!record) return std::move(record).error();
   return std::optional<BenchmarkRecord>(std::move(*record));
+}
+
+std::string BenchmarkStore::relative_path(const RepoId& repo, const std::string& id) {
+  return "benchmarks/" + repo.type + "s/" + repo.name_space + "/" + repo.name + "/" + id + ".json";
+}
+
+util::Result<bool> BenchmarkStore::set_hidden(const RepoId& repo, const std::string& id, bool hidden) {
+  auto record = get(repo, id);
+  if (!record) return std::move(record).error();
+  if (!*record) return false;
+  (*record)->hidden = hidden;
+  KB_TRY(util::write_file_atomic(repo_dir(repo) / (id + ".json"), serialize(**record)));
+  return true;
+}
+
+util::Result<bool> BenchmarkStore::remove(const RepoId& repo, const std::string& id) {
+  if (!valid_id(id)) return false;
+  fs::path path = repo_dir(repo) / (id + ".json");
+  std::error_code ec;
+  if (!fs::remove(path, ec)) {
+    if (ec) return util::Error(util::ErrorKind::io, "Cannot remove `" + path.string() + "`: " + ec.message());
+    return false;
+  }
+  util::sync_directory(path.parent_path());
+  return true;
 }
 
 }  // namespace kb::hub::storage

@@ -1,8 +1,11 @@
 // Benchmark runs uploaded to kernel-hub (docs/hub-benchmarks.md), one record per run under
 // <root>/benchmarks/<type>s/<namespace>/<name>/<id>.json, each written atomically (temp + fsync
-// + rename) and never changed afterwards. A record holds the run document as the server
-// validated and rendered it (hub/protocol/benchmark_run.h) plus who uploaded it, when, and the
-// commit its revision resolved to. Format version: the record's "format" (kBenchmarkRecordFormat).
+// + rename). A record holds the run document as the server validated and rendered it
+// (hub/protocol/benchmark_run.h) plus who uploaded it, when, the commit its revision resolved to,
+// whether the uploader was an outsider (not a member of the repository's namespace) and whether
+// the repository's owners hid it; hiding is the only change a record sees, and owners may delete
+// it. Format version: the record's "format" (kBenchmarkRecordFormat); records written before
+// "outsider" existed have none (nullopt).
 #pragma once
 
 #include <filesystem>
@@ -23,6 +26,8 @@ struct BenchmarkRecord {
   std::string uploaded_by;  // user name
   std::string uploaded_at;  // ISO-8601 UTC
   std::string document;     // canonical JSON of the run document
+  std::optional<bool> outsider = std::nullopt;  // uploaded by a non-member of the namespace
+  bool hidden = false;                          // hidden by the repository's owners
 };
 
 class BenchmarkStore {
@@ -41,6 +46,13 @@ class BenchmarkStore {
   util::Result<std::vector<BenchmarkRecord>> list(const RepoId& repo) const;
   // One record; nullopt when the repository has none with this id.
   util::Result<std::optional<BenchmarkRecord>> get(const RepoId& repo, const std::string& id) const;
+  // Rewrites a record with `hidden` set (atomically); false when there is none with this id.
+  util::Result<bool> set_hidden(const RepoId& repo, const std::string& id, bool hidden);
+  // Removes a record; false when there is none with this id.
+  util::Result<bool> remove(const RepoId& repo, const std::string& id);
+  // The record's path under the Hub root ("benchmarks/kernels/<ns>/<name>/<id>.json"), which names
+  // its quota charge (RepoStore::record_key).
+  static std::string relative_path(const RepoId& repo, const std::string& id);
 
  private:
   std::filesystem::path repo_dir(const RepoId& repo) const;

@@ -31,7 +31,7 @@ util::Result<std::string> RepoStore::create_tag(const RepoId& repo, const std::s
     if (refs.tags.count(name)) return conflict("Tag `" + name + "` already exists");
     auto target = resolve(repo, revision);
     if (!target.ok()) return target.error();
-    if (charge) KB_TRY(charge(record_key(relative(repo, "refs/tags/" + name)), ref_bytes(name)));
+    if (charge) KB_TRY(charge(ref_record_key(repo, true, name), ref_bytes(name)));
     refs.tags[name] = *target;
     if (auto s = write_refs(dir, refs); !s) return storage_failure(s.error().message);
     return *target;

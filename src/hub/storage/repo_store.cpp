@@ -124,6 +124,10 @@ std::string RepoStore::record_key(const std::string& relative_path) {
   return util::sha256_hex("kernel-hub record\n" + relative_path);
 }
 
+std::string RepoStore::ref_record_key(const RepoId& repo, bool tag, const std::string& name) {
+  return record_key("repos/" + key(repo) + (tag ? "/refs/tags/" + tag_name(name) : "/refs/heads/" + branch_name(name)));
+}
+
 uint64_t RepoStore::ref_bytes(const std::string& name) { return name.size() + 52; }
 
 util::Status RepoStore::write_refs(const fs::path& dir, const Refs& refs) {
@@ -223,7 +227,7 @@ util::Result<std::string> RepoStore::create_branch(const RepoId& repo, const std
     }
     auto start = resolve(repo, starting_point);
     if (!start.ok()) return start.error();
-    if (charge) KB_TRY(charge(record_key(relative(repo, "refs/heads/" + branch)), ref_bytes(branch)));
+    if (charge) KB_TRY(charge(ref_record_key(repo, false, branch), ref_bytes(branch)));
     refs.branches[branch] = *start;
     if (auto s = write_refs(dir, refs); !s) return storage_failure(s.error().message);
     return *start;

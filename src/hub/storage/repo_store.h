@@ -120,6 +120,8 @@ class RepoStore {
 
   // The ledger key of a record: a 64-hex digest of its path under the root ("repos/…/commits/<id>").
   static std::string record_key(const std::string& relative_path);
+  // The ledger key of a branch's or tag's entry (`name` as create/delete take it).
+  static std::string ref_record_key(const RepoId& repo, bool tag, const std::string& name);
   // Bytes a branch or tag named `name` adds to refs.json (its line: indent, quotes, commit id).
   static uint64_t ref_bytes(const std::string& name);
 
@@ -138,8 +140,8 @@ class RepoStore {
     std::shared_ptr<const Commit> commit;
   };
   util::Result<RevisionCommit> commit_at(const RepoId& repo, const std::string& revision) const;
-  // A new branch or tag charges its entry of refs.json (and stays charged until the repository
-  // is deleted).
+  // A new branch or tag charges its entry of refs.json (ref_record_key; the server discharges it
+  // when the branch or tag is deleted).
   util::Result<std::string> create_branch(const RepoId& repo, const std::string& branch,
                                           const std::string& starting_point, const ChargeRecord& charge = {});
   util::Result<CommitResult> commit(const RepoId& repo, const CommitRequest& request);

@@ -76,19 +76,40 @@ util::Status append_line(const fs::path& file, const std::string& line, const st
 
 }  // namespace
 
-util::Status UsageLedger::discharge(const std::string& sha256) {
+util::Status UsageLedger::discharge(const std::string& sha256) { return discharge(std::vector<std::string>{sha256}); }
+
+util::Status UsageLedger::discharge(const std::vector<std::string>& keys) {
   std::lock_guard<std::mutex> lock(guard_);
   std::error_code ec;
   for (const auto& file : fs::directory_iterator(dir_, ec)) {
     std::string user = file.path().filename().string();
     Account& account = account_locked(user);
-    auto found = account.objects.find(sha256);
-    if (found == account.objects.end()) continue;
-    account.charged -= found->second;
-    account.objects.erase(found);
-    KB_TRY(append_line(file.path(), sha256 + " -\n", user));
+    std::string lines;
+    for (const auto& key : keys) {
+      auto found = account.objects.find(key);
+      if (found == account.objects.end()) continue;
+      account.charged -= found->second;
+      account.objects.erase(found);
+      lines += key + " -\n";
+    }
+    if (!lines.empty()) KB_TRY(append_line(file.path(), lines, user));
   }
   return {};
+}
+
+util::Result<bool> UsageLedger::charge_within(const std::string& user, const std::string& key, uint64_t size,
+                                              uint64_t quota) {
+  std::lock_guard<std::mutex> lock(guard_);
+  Account& account = account_locked(user);
+  if (account.objects.count(key)) return true;
+  uint64_t total = account.charged + account.reserved;
+  if (quota != 0 && (size > quota || total > quota - size)) return false;
+  account.objects.emplace(key, size);
+  account.charged += size;
+  std::error_code ec;
+  fs::create_directories(dir_, ec);
+  KB_TRY(append_line(dir_ / user, key + " " + std::to_string(size) + "\n", user));
+  return true;
 }
 
 util::Status UsageLedger::charge(const std::string& user, const std::string& sha256, uint64_t size) {

@@ -140,13 +140,26 @@ util::Result<std::string> XetStore::read_chunks(const std::string& hash, const X
   return xet::decode_chunks(*bytes);
 }
 
-util::Status XetStore::put_file(const XetFile& file) {
+namespace {
+
+std::string file_record_text(const XetFile& file) {
   std::string text = std::string(kFileMagic) + " " + file.hash + " " + std::to_string(file.size) + " " +
                      file.sha256 + "\n";
   for (const auto& term : file.terms) {
     text += term.xorb + " " + std::to_string(term.chunk_begin) + " " + std::to_string(term.chunk_end) + " " +
             std::to_string(term.unpacked_size) + "\n";
   }
+  return text;
+}
+
+}  // namespace
+
+uint64_t XetStore::file_record_bytes(const XetFile& file) {
+  return file_record_text(file).size() + (file.sha256.empty() ? 0 : file.hash.size() + 1);
+}
+
+util::Status XetStore::put_file(const XetFile& file) {
+  std::string text = file_record_text(file);
   fs::path path = sharded("files", file.hash);
   std::error_code ec;
   fs::create_directories(path.parent_path(), ec);

@@ -55,6 +55,8 @@ class XetStore {
                                         uint32_t end) const;
 
   util::Status put_file(const XetFile& file);
+  // Bytes put_file writes for `file` (its record and its SHA-256 index entry), for the quota.
+  static uint64_t file_record_bytes(const XetFile& file);
   util::Result<XetFile> file(const std::string& hash) const;
   // The Xet file hash recorded for content with this SHA-256 (hex), if any.
   std::optional<std::string> file_for_sha256(const std::string& sha256) const;

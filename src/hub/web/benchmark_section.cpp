@@ -95,7 +95,11 @@ std::string hardware_section(const std::string& repo_id, const std::string& hard
     const BenchmarkRunView& run = **it;
     std::string run_cell = "<td class=\"mono\"><span title=\"" + escape(run.id) + "\">" + escape(series_label(run)) +
                            "</span>" + (run.revision == shown_commit ? " <span class=\"muted\">(shown)</span>" : "") +
-                           "<br><span class=\"muted\">by " + escape(run.uploaded_by) + ", " +
+                           "<br><span class=\"muted\">by " + escape(run.uploaded_by) +
+                           (run.outsider ? " <span class=\"outsider\" title=\"not a member of the kernel's namespace\">"
+                                           "(outsider)</span>"
+                                         : "") +
+                           ", " +
                            escape(run.run.kernel.variant) + "</span></td>";
     for (const auto& r : run.run.results) {
       out += "<tr>" + run_cell + cell(r.benchmark) + cell(r.case_name) + cell(verified_text(r.verified)) +

@@ -219,14 +219,16 @@ def test_storage_quota_counts_benchmark_records(kernel_hub, tmp_path):
     try:
         server.add_org("acme")
         alice = server.actor(server.add_user("alice", "acme"))
-        assert alice.create_repo("acme/relu", repo_type="kernel").status_code == 200
-        assert alice.commit("acme/relu", [file_op("README.md", b"r")], repo_type="kernel").status_code == 200
+        # bob's repository and commit are charged to bob: alice's quota holds her runs only.
+        bob = server.actor(server.add_user("bob", "acme"))
+        assert bob.create_repo("acme/relu", repo_type="kernel").status_code == 200
+        assert bob.commit("acme/relu", [file_op("README.md", b"r")], repo_type="kernel").status_code == 200
         answers = [post(alice, "acme/relu", run_document("acme/relu")) for _ in range(12)]
         statuses = [a.status_code for a in answers]
-        # Every record has the same size (same document, fixed-length id and time): as many as fit
-        # in 8 KiB are stored, every further one is refused.
+        # Every record has the same size (same document, fixed-length id and time), charged with
+        # 128 bytes of bookkeeping: as many as fit in 8 KiB are stored, every further one is refused.
         records = list((server.root / "benchmarks").rglob("*.json"))
-        fitting = 8192 // records[0].stat().st_size
+        fitting = 8192 // (records[0].stat().st_size + 128)
         assert 2 <= fitting < 12
         assert statuses == [201] * fitting + [413] * (12 - fitting), statuses
         assert "storage quota" in error_of(answers[-1])

@@ -3,12 +3,13 @@
 
 #include "hub/server/xet_tokens.h"
 #include "util/fs.h"
+#include "util/hash.h"
 
 namespace kb::hub::server {
 namespace {
 
 XetGrant grant(int64_t expires) {
-  return XetGrant{XetScope::write, storage::RepoId{"model", "alice", "demo"}, "alice", {"acme", "labs"}, expires};
+  return XetGrant{XetScope::write, storage::RepoId{"model", "alice", "demo"}, "alice", expires, false};
 }
 
 TEST(XetCredentials, issue_then_verify_gives_back_the_grant) {
@@ -22,8 +23,16 @@ TEST(XetCredentials, issue_then_verify_gives_back_the_grant) {
   EXPECT_EQ(back->repo.full(), "alice/demo");
   EXPECT_EQ(back->repo.type, "model");
   EXPECT_EQ(back->user, "alice");
-  EXPECT_EQ(back->orgs, (std::vector<std::string>{"acme", "labs"}));
   EXPECT_EQ(back->expires, 2000);
+  EXPECT_FALSE(back->pull_request);
+  // The token names no organization: membership is checked on every request, never carried.
+  EXPECT_EQ(token.find(util::to_hex(std::string("acme"))), std::string::npos);
+  XetGrant for_pr = grant(2000);
+  for_pr.pull_request = true;
+  auto pr = credentials->verify(credentials->issue(for_pr), 1000);
+  ASSERT_TRUE(pr.has_value());
+  EXPECT_TRUE(pr->pull_request);
+  EXPECT_EQ(pr->scope, XetScope::write);
 }
 
 TEST(XetCredentials, verify_refuses_expired_altered_and_foreign_tokens) {
@@ -40,7 +49,7 @@ TEST(XetCredentials, verify_refuses_expired_altered_and_foreign_tokens) {
     EXPECT_FALSE(credentials->verify(altered, 1000).has_value()) << i;
   }
   EXPECT_FALSE(credentials->verify("", 1000).has_value());
-  EXPECT_FALSE(credentials->verify("xet1_.", 1000).has_value());
+  EXPECT_FALSE(credentials->verify("xet2_.", 1000).has_value());
 }
 
 TEST(XetCredentials, the_secret_is_created_once_and_kept_private) {
@@ -58,20 +67,30 @@ TEST(XetCredentials, signed_ranges_admit_only_their_ranges) {
   util::TempDir dir;
   auto credentials = XetCredentials::open(dir.path());
   ASSERT_TRUE(credentials.ok());
-  XorbRangeGrant ranges{std::string(64, 'a'), {{0, 99}, {200, 299}}, 2000};
+  XorbRangeGrant ranges{std::string(64, 'a'), {{0, 99}, {200, 299}}, 2000, storage::RepoId{"model", "alice", "demo"}, "bob"};
   std::string query = credentials->sign_range(ranges);
-  EXPECT_EQ(query.rfind("range=0-99,200-299&expires=2000&sig=", 0), 0u) << query;
+  EXPECT_EQ(query.rfind("range=0-99,200-299&expires=2000&repo=models/alice/demo&user=bob&sig=", 0), 0u) << query;
   std::string signature = query.substr(query.find("sig=") + 4);
-  auto back = credentials->verify_range(ranges.xorb, "0-99,200-299", "2000", signature, 1000);
+  auto verify = [&](const std::string& xorb, const std::string& range, const std::string& expires, int64_t now,
+                    const std::string& repo = "models/alice/demo", const std::string& user = "bob") {
+    return credentials->verify_range(xorb, range, expires, repo, user, signature, now);
+  };
+  auto back = verify(ranges.xorb, "0-99,200-299", "2000", 1000);
   ASSERT_TRUE(back.has_value());
+  EXPECT_EQ(back->repo.full(), "alice/demo");
+  EXPECT_EQ(back->repo.type, "model");
+  EXPECT_EQ(back->user, "bob");
   EXPECT_TRUE(back->admits(0, 99));
   EXPECT_TRUE(back->admits(250, 260));
   EXPECT_FALSE(back->admits(90, 210));
   EXPECT_FALSE(back->admits(300, 300));
-  EXPECT_FALSE(credentials->verify_range(ranges.xorb, "0-299", "2000", signature, 1000).has_value());
-  EXPECT_FALSE(credentials->verify_range(std::string(64, 'b'), "0-99,200-299", "2000", signature, 1000).has_value());
-  EXPECT_FALSE(credentials->verify_range(ranges.xorb, "0-99,200-299", "3000", signature, 1000).has_value());
-  EXPECT_FALSE(credentials->verify_range(ranges.xorb, "0-99,200-299", "2000", signature, 2000).has_value());
+  EXPECT_FALSE(verify(ranges.xorb, "0-299", "2000", 1000).has_value());
+  EXPECT_FALSE(verify(std::string(64, 'b'), "0-99,200-299", "2000", 1000).has_value());
+  EXPECT_FALSE(verify(ranges.xorb, "0-99,200-299", "3000", 1000).has_value());
+  EXPECT_FALSE(verify(ranges.xorb, "0-99,200-299", "2000", 2000).has_value());
+  // Another repository or user: the URL is not theirs.
+  EXPECT_FALSE(verify(ranges.xorb, "0-99,200-299", "2000", 1000, "models/alice/other").has_value());
+  EXPECT_FALSE(verify(ranges.xorb, "0-99,200-299", "2000", 1000, "models/alice/demo", "mallory").has_value());
 }
 
 }  // namespace
