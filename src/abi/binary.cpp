@@ -106,9 +106,8 @@ Result<BinaryInfo> read_elf_handle(Elf* elf, const fs::path& path) {
   info.format_name = "ELF";
   info.architecture = elf_architecture(header);
 
-  auto sections = find_dynamic_sections(elf, path);
-  if (!sections) return std::move(sections).error();
-  const DynamicSections& found = *sections;
+  KB_TRY_ASSIGN(auto sections, find_dynamic_sections(elf, path));
+  const DynamicSections& found = sections;
   if (found.dynamic) {
     Elf_Data* data = elf_getdata(found.dynamic, nullptr);
     size_t count = found.dynamic_header.sh_entsize ? found.dynamic_header.sh_size / found.dynamic_header.sh_entsize : 0;
@@ -246,9 +245,8 @@ Result<BinaryInfo> read_macho(const fs::path& path, std::string_view bytes, bool
 
 Result<LibraryDefinitions> read_definitions_handle(Elf* elf, const fs::path& path) {
   if (!elf || elf_kind(elf) != ELF_K_ELF) return malformed(path, "not a valid ELF file");
-  auto sections = find_dynamic_sections(elf, path);
-  if (!sections) return std::move(sections).error();
-  const DynamicSections& found = *sections;
+  KB_TRY_ASSIGN(auto sections, find_dynamic_sections(elf, path));
+  const DynamicSections& found = sections;
   LibraryDefinitions out;
   if (found.dynamic) {
     Elf_Data* data = elf_getdata(found.dynamic, nullptr);
@@ -371,11 +369,10 @@ util::Status derive_build_id(const fs::path& path) {
   }
   if (id_size == 0) return {};
   if (id_size > 32) return malformed(path, "a build id longer than 32 bytes");
-  auto bytes = util::read_file(path);
-  if (!bytes) return std::move(bytes).error();
-  if (id_offset + id_size > bytes->size()) return malformed(path, "a build id outside the file");
-  std::fill_n(bytes->begin() + static_cast<std::ptrdiff_t>(id_offset), id_size, '\0');
-  std::string digest = util::hash_bytes(util::HashAlgorithm::sha256, *bytes);
+  KB_TRY_ASSIGN(auto bytes, util::read_file(path));
+  if (id_offset + id_size > bytes.size()) return malformed(path, "a build id outside the file");
+  std::fill_n(bytes.begin() + static_cast<std::ptrdiff_t>(id_offset), id_size, '\0');
+  std::string digest = util::hash_bytes(util::HashAlgorithm::sha256, bytes);
   int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
   if (fd < 0) return Error(ErrorKind::io, "Cannot open `" + path.string() + "` for writing").with_cause(std::strerror(errno));
   ssize_t written = ::pwrite(fd, digest.data(), id_size, static_cast<off_t>(id_offset));

@@ -51,13 +51,12 @@ using Policy = std::map<std::string, std::set<std::string>>;
 const nlohmann::json& policy_table() { return table("manylinux-policy.json").at("policies"); }
 
 Result<Policy> load_policy(const std::string& requested, const std::string& architecture) {
-  auto name = canonical_policy(requested);
-  if (!name) return std::move(name).error();
+  KB_TRY_ASSIGN(auto name, canonical_policy(requested));
   static const std::set<std::string> supported = {"x86_64", "aarch64", "i686", "ppc64", "ppc64le", "s390x"};
   if (!supported.count(architecture)) return Error(ErrorKind::config, "Unsupported architecture: " + architecture);
-  const auto& by_arch = policy_table().at(*name).at("symbol_versions");
+  const auto& by_arch = policy_table().at(name).at("symbol_versions");
   if (!by_arch.contains(architecture)) {
-    return Error(ErrorKind::config, "No " + *name + " policy data for architecture " + architecture + " in this build");
+    return Error(ErrorKind::config, "No " + name + " policy data for architecture " + architecture + " in this build");
   }
   Policy policy;
   for (const auto& [dep, versions] : by_arch.at(architecture).items()) {
@@ -192,21 +191,19 @@ std::string default_policy_for_torch(const std::string& torch_major_minor) {
 }
 
 Result<std::string> policy_glibc_ceiling(const std::string& policy, const std::string& architecture) {
-  auto allowed = load_policy(policy, architecture);
-  if (!allowed) return std::move(allowed).error();
+  KB_TRY_ASSIGN(auto allowed, load_policy(policy, architecture));
   std::string newest;
-  for (const auto& version : (*allowed)["GLIBC"]) {
+  for (const auto& version : allowed["GLIBC"]) {
     if (is_dotted_number(version) && (newest.empty() || compare_versions(version, newest) > 0)) newest = version;
   }
   return newest;
 }
 
 Result<bool> policy_allows(const std::string& policy, const std::string& architecture, const std::string& version) {
-  auto allowed = load_policy(policy, architecture);
-  if (!allowed) return std::move(allowed).error();
+  KB_TRY_ASSIGN(auto allowed, load_policy(policy, architecture));
   BinaryInfo probe;
   probe.imports.push_back({"probe", version});
-  return symbol_violations(probe, *allowed).empty();
+  return symbol_violations(probe, allowed).empty();
 }
 
 std::string describe(const Violation& v) {
@@ -242,9 +239,8 @@ int compare_versions(const std::string& a, const std::string& b) {
 Result<std::vector<Violation>> check_binary(const BinaryInfo& binary, const CheckOptions& options) {
   std::vector<Violation> out;
   if (binary.format == Format::elf) {
-    auto policy = load_policy(options.manylinux, binary.architecture);
-    if (!policy) return std::move(policy).error();
-    out = symbol_violations(binary, *policy);
+    KB_TRY_ASSIGN(auto policy, load_policy(options.manylinux, binary.architecture));
+    out = symbol_violations(binary, policy);
     if (options.libraries) {
       auto libraries = library_violations(binary, *canonical_policy(options.manylinux));
       out.insert(out.end(), libraries.begin(), libraries.end());
@@ -289,25 +285,23 @@ Result<std::vector<Violation>> check_binary(const BinaryInfo& binary, const Chec
 }
 
 Result<FileReport> check_file(const fs::path& path, const CheckOptions& options) {
-  auto binary = read_binary(path);
-  if (!binary) return std::move(binary).error();
+  KB_TRY_ASSIGN(auto binary, read_binary(path));
   FileReport report;
   report.path = path;
-  report.format_name = binary->format_name;
-  if (binary->format == Format::other) {
+  report.format_name = binary.format_name;
+  if (binary.format == Format::other) {
     report.skipped = true;
     return report;
   }
-  auto violations = check_binary(*binary, options);
-  if (!violations) return std::move(violations).error();
-  report.violations = std::move(*violations);
+  KB_TRY_ASSIGN(auto violations, check_binary(binary, options));
+  report.violations = std::move(violations);
   bool symbol_versions = std::any_of(report.violations.begin(), report.violations.end(),
                                      [](const Violation& v) { return v.kind == ViolationKind::manylinux; });
   if (symbol_versions) {
     report.oldest_policy = "";
     for (const auto& name : manylinux_policies()) {
-      auto policy = load_policy(name, binary->architecture);
-      if (policy && symbol_violations(*binary, *policy).empty()) {
+      auto policy = load_policy(name, binary.architecture);
+      if (policy && symbol_violations(binary, *policy).empty()) {
         report.oldest_policy = name;
         break;
       }

@@ -21,11 +21,10 @@ util::Result<BranchReport> check_branch(hub::client::HubClient& hub, const Relea
     return error;
   }
   // Listed at the commit just resolved, so a concurrent upload cannot mix two states.
-  auto items = hub.list_tree(repo, head->sha, "build", /*recursive=*/true);
-  if (!items) return std::move(items).error();
+  KB_TRY_ASSIGN(auto items, hub.list_tree(repo, head->sha, "build", /*recursive=*/true));
   std::set<std::string> with_metadata;
   std::set<std::string> seen;
-  for (const auto& item : *items) {
+  for (const auto& item : items) {
     if (!item.path.starts_with("build/")) continue;
     std::string rest = item.path.substr(6);
     auto slash = rest.find('/');

@@ -206,8 +206,7 @@ void build_job(YAML::Emitter& out, const std::string& id, const std::vector<cons
 
 util::Result<std::string> render_github_workflow(const ReleasePlan& plan, const WorkflowOptions& options) {
   KB_TRY(check_options(options));
-  auto table = toolchain_table();
-  if (!table) return table.error();
+  KB_TRY_ASSIGN(auto table, toolchain_table());
   std::vector<const PlanGroup*> hosted;
   std::vector<const PlanGroup*> self_hosted;
   std::vector<std::string> systems;  // systems that need a kernel-builder binary
@@ -245,13 +244,13 @@ util::Result<std::string> render_github_workflow(const ReleasePlan& plan, const 
   out << YAML::Key << "kernel-builder" << YAML::Value << YAML::BeginMap;
   out << YAML::Key << "name" << YAML::Value << "kernel-builder (${{ matrix.system }})";
   out << YAML::Key << "runs-on" << YAML::Value << "${{ matrix.runs-on }}";
-  out << YAML::Key << "container" << YAML::Value << (*table)->container;
+  out << YAML::Key << "container" << YAML::Value << table->container;
   out << YAML::Key << "strategy" << YAML::Value << YAML::BeginMap << YAML::Key << "matrix" << YAML::Value << YAML::BeginMap
       << YAML::Key << "include" << YAML::Value << YAML::BeginSeq;
   for (const auto& system : systems) {
-    auto runner = (*table)->runners.find(system);
+    auto runner = table->runners.find(system);
     out << YAML::BeginMap << YAML::Key << "system" << YAML::Value << system;
-    out << YAML::Key << "runs-on" << YAML::Value << (runner != (*table)->runners.end() ? runner->second : system);
+    out << YAML::Key << "runs-on" << YAML::Value << (runner != table->runners.end() ? runner->second : system);
     out << YAML::EndMap;
   }
   out << YAML::EndSeq << YAML::EndMap << YAML::EndMap;
@@ -267,7 +266,7 @@ util::Result<std::string> render_github_workflow(const ReleasePlan& plan, const 
 
   std::vector<std::string> build_jobs;
   if (!hosted.empty()) {
-    build_job(out, "build", hosted, options, (*table)->container);
+    build_job(out, "build", hosted, options, table->container);
     build_jobs.push_back("build");
   }
   if (!self_hosted.empty()) {
@@ -282,9 +281,9 @@ util::Result<std::string> render_github_workflow(const ReleasePlan& plan, const 
   out << YAML::Key << "name" << YAML::Value << "verify " + plan.branch;
   out << YAML::Key << "needs" << YAML::Value << YAML::Flow << build_jobs;
   const std::string& first = systems.front();
-  auto runner = (*table)->runners.find(first);
-  out << YAML::Key << "runs-on" << YAML::Value << (runner != (*table)->runners.end() ? runner->second : first);
-  out << YAML::Key << "container" << YAML::Value << (*table)->container;
+  auto runner = table->runners.find(first);
+  out << YAML::Key << "runs-on" << YAML::Value << (runner != table->runners.end() ? runner->second : first);
+  out << YAML::Key << "container" << YAML::Value << table->container;
   out << YAML::Key << "steps" << YAML::Value << YAML::BeginSeq;
   common_steps(out, options, first);
   std::string verify = "kernel-builder ci verify \"$KERNEL_DIR\"";

@@ -124,8 +124,7 @@ Result<const ToolchainTable*> toolchain_table() {
 
 Result<ReleasePlan> plan_release(const variant::Matrix& matrix, const config::BuildConfig& config,
                                  const PlanOptions& options) {
-  auto table = toolchain_table();
-  if (!table) return table.error();
+  KB_TRY_ASSIGN(auto table, toolchain_table());
   auto all = variant::project_variants(matrix, config, std::nullopt);
   if (!all) return std::move(all).error();
 
@@ -178,7 +177,7 @@ Result<ReleasePlan> plan_release(const variant::Matrix& matrix, const config::Bu
       group.backend = v.backend;
       group.torch = torch;
       group.toolkit = v.build_set->toolkit_text();
-      group.install = install_for(**table, system, v.backend, group.torch, group.toolkit);
+      group.install = install_for(*table, system, v.backend, group.torch, group.toolkit);
     }
     group.variants.push_back(v.name_text);
   }
@@ -197,7 +196,7 @@ Result<ReleasePlan> plan_release(const variant::Matrix& matrix, const config::Bu
       if (set.bundle && (!newest || set.torch_major_minor() > *newest)) newest = set.torch_major_minor();
     }
     if (newest) group.torch = newest->to_string();
-    group.install = install_for(**table, group.system, config::Backend::cpu, group.torch, std::nullopt);
+    group.install = install_for(*table, group.system, config::Backend::cpu, group.torch, std::nullopt);
     if (std::find(plan.systems.begin(), plan.systems.end(), group.system) == plan.systems.end()) {
       plan.systems.push_back(group.system);
     }
@@ -219,8 +218,7 @@ util::Status add_toolchain_variant(ReleasePlan& plan, const std::string& variant
   if (!name || !name->is_arch() || !name->framework_version) {
     return Error(ErrorKind::generic, "internal error: `" + variant_name + "` is not an arch variant name");
   }
-  auto table = toolchain_table();
-  if (!table) return table.error();
+  KB_TRY_ASSIGN(auto table, toolchain_table());
   const std::string system = name->cpu + "-" + name->os;
   const std::string torch = name->framework_version->to_string();
   const std::string id = group_id(torch, name->compute, system);
@@ -232,7 +230,7 @@ util::Status add_toolchain_variant(ReleasePlan& plan, const std::string& variant
     group.backend = backend;
     group.torch = torch;
     if (name->compute.version) group.toolkit = name->compute.version->to_string();
-    group.install = install_for(**table, system, backend, group.torch, group.toolkit);
+    group.install = install_for(*table, system, backend, group.torch, group.toolkit);
     group.in_matrix = false;
     // Before the noarch group, which stays last.
     auto noarch = std::find_if(plan.groups.begin(), plan.groups.end(), [](const PlanGroup& g) { return g.id == "noarch"; });

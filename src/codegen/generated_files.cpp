@@ -64,9 +64,8 @@ util::Result<std::string> render_project_template(std::string_view path, const t
 
 util::Status add_project_template(GeneratedFiles& files, const std::string& path, std::string_view template_path,
                                   const templating::Context& context) {
-  auto rendered = render_project_template(template_path, context);
-  if (!rendered) return std::move(rendered).error();
-  files[path] = std::move(rendered).value();
+  KB_TRY_ASSIGN(auto rendered, render_project_template(template_path, context));
+  files[path] = std::move(rendered);
   return {};
 }
 

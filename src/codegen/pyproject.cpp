@@ -56,15 +56,13 @@ std::string tvm_ffi_pip_name() {
 
 // `[project.optional-dependencies]` lines: backend-specific pip names per listed backend.
 util::Result<std::string> optional_dependencies(const config::BuildConfig& config) {
-  auto general = general_pip_names(config);
-  if (!general) return std::move(general).error();
+  KB_TRY_ASSIGN(auto general, general_pip_names(config));
   std::string out;
   for (Backend backend : config::all_backends) {
     if (!config.has_backend(backend)) continue;
-    auto deps = config::resolve_python_depends(config, backend, config::PythonRegistry::embedded());
-    if (!deps) return std::move(deps).error();
-    auto names = pip_names(*deps);
-    std::vector<std::string> specific(names.begin() + static_cast<long>(std::min(names.size(), general->size())), names.end());
+    KB_TRY_ASSIGN(auto deps, config::resolve_python_depends(config, backend, config::PythonRegistry::embedded()));
+    auto names = pip_names(deps);
+    std::vector<std::string> specific(names.begin() + static_cast<long>(std::min(names.size(), general.size())), names.end());
     out += std::string(config::to_string(backend)) + " = [" + quoted_list(specific) + "]\n";
   }
   return out;
@@ -96,15 +94,13 @@ util::Result<std::string> backend_block(const PyprojectInput& input, Backend bac
   if (backend != Backend::cuda) {
     if (backend == Backend::rocm) {
       for (const auto* unit : input.config->units_for(backend)) {
-        auto archs = variant::unit_rocm_archs(unit->name, unit->rocm_archs);
-        if (!archs) return std::move(archs).error();
-        v.unit_archs[unit->name] = *archs;
+        KB_TRY_ASSIGN(auto archs, variant::unit_rocm_archs(unit->name, unit->rocm_archs));
+        v.unit_archs[unit->name] = archs;
       }
     }
     out += indent(render_backend_setup(v));
-    auto sources = render_sources(v);
-    if (!sources) return std::move(sources).error();
-    out += indent(*sources);
+    KB_TRY_ASSIGN(auto sources, render_sources(v));
+    out += indent(sources);
   } else {
     // Capabilities depend on the nvcc found at configure time (variants.md §4.1): one block per
     // default-list range.
@@ -120,13 +116,11 @@ util::Result<std::string> backend_block(const PyprojectInput& input, Backend bac
       v.unit_archs.clear();
       for (const auto* unit : input.config->units_for(backend)) {
         if (unit->cuda_minver && nvcc < *unit->cuda_minver) continue;
-        auto archs = variant::unit_cuda_capabilities(unit->name, unit->cuda_capabilities, nvcc);
-        if (!archs) return std::move(archs).error();
-        v.unit_archs[unit->name] = *archs;
+        KB_TRY_ASSIGN(auto archs, variant::unit_cuda_capabilities(unit->name, unit->cuda_capabilities, nvcc));
+        v.unit_archs[unit->name] = archs;
       }
-      auto sources = render_sources(v);
-      if (!sources) return std::move(sources).error();
-      out += indent(indent(*sources));
+      KB_TRY_ASSIGN(auto sources, render_sources(v));
+      out += indent(indent(sources));
     }
     out += "  endif()\n";
   }
@@ -138,9 +132,8 @@ util::Result<std::string> backend_blocks(const PyprojectInput& input) {
   std::string blocks;
   for (Backend backend : config::all_backends) {
     if (!input.config->is_arch_backend(backend)) continue;
-    auto block = backend_block(input, backend);
-    if (!block) return std::move(block).error();
-    blocks += *block;
+    KB_TRY_ASSIGN(auto block, backend_block(input, backend));
+    blocks += block;
   }
   return blocks;
 }
@@ -155,16 +148,14 @@ util::Result<GeneratedFiles> add_setup_files(const config::BuildConfig& config, 
                                                           {"framework_package", framework},
                                                           {"ext_dir", ext_dir},
                                                           {"package_data", quoted_list(package_globs(config))}})));
-  auto general = general_pip_names(config);
-  if (!general) return std::move(general).error();
+  KB_TRY_ASSIGN(auto general, general_pip_names(config));
   std::vector<std::string> requires_list = {"cmake>=3.26", "ninja", "packaging", "setuptools>=61", framework, "wheel"};
-  requires_list.insert(requires_list.end(), general->begin(), general->end());
-  auto optional = optional_dependencies(config);
-  if (!optional) return std::move(optional).error();
+  requires_list.insert(requires_list.end(), general.begin(), general.end());
+  KB_TRY_ASSIGN(auto optional, optional_dependencies(config));
   KB_TRY(add_project_template(files, "pyproject.toml", "pyproject/pyproject.toml.in",
                               templating::string_context({{"python_name", python_name},
                                                           {"build_requires", quoted_list(requires_list)},
-                                                          {"optional_dependencies", *optional}})));
+                                                          {"optional_dependencies", optional}})));
   return files;
 }
 
@@ -174,8 +165,7 @@ util::Result<GeneratedFiles> add_setup_files(const config::BuildConfig& config, 
 util::Result<GeneratedFiles> generate_tvm_ffi_project(const PyprojectInput& input, GeneratedFiles files) {
   const auto& config = *input.config;
   std::string python_name = config.general.python_name();
-  auto blocks = backend_blocks(input);
-  if (!blocks) return std::move(blocks).error();
+  KB_TRY_ASSIGN(auto blocks, backend_blocks(input));
   std::string includes = render_module_include_dirs(config, " ");
   KB_TRY(add_project_template(
       files, "CMakeLists.txt", "pyproject/CMakeLists_tvm_ffi.txt.in",
@@ -184,7 +174,7 @@ util::Result<GeneratedFiles> generate_tvm_ffi_project(const PyprojectInput& inpu
                                   {"project_dir", input.project_dir},
                                   {"unique_id", input.unique_id},
                                   {"includes", includes},
-                                  {"backend_blocks", *blocks},
+                                  {"backend_blocks", blocks},
                                   {"data_extensions", util::join(config.data_extensions(), ";")}})));
   KB_TRY(add_project_template(files, "cmake/kernel_utils.cmake", "pyproject/cmake/kernel_utils.cmake"));
   // The project's CMake fills this one in (configure_file with @ONLY), once it knows the ops id.
@@ -207,8 +197,7 @@ util::Result<GeneratedFiles> generate_torch_project(const PyprojectInput& input,
     bounds += "if(KB_TORCH_VERSION VERSION_GREATER " + torch.maxver->to_string() + ".999)\n  message(FATAL_ERROR \"torch " +
               "${KB_TORCH_VERSION} is newer than [torch] maxver " + torch.maxver->to_string() + "\")\nendif()\n";
   }
-  auto blocks = backend_blocks(input);
-  if (!blocks) return std::move(blocks).error();
+  KB_TRY_ASSIGN(auto blocks, backend_blocks(input));
   KB_TRY(add_project_template(
       files, "CMakeLists.txt", "pyproject/CMakeLists.txt.in",
       templating::string_context({{"name", config.general.name},
@@ -218,7 +207,7 @@ util::Result<GeneratedFiles> generate_torch_project(const PyprojectInput& input,
                                   {"torch_bounds", bounds},
                                   {"backends", util::join(backend_names(config), ";")},
                                   {"includes", render_module_include_dirs(config, "\n  ")},
-                                  {"backend_blocks", *blocks},
+                                  {"backend_blocks", blocks},
                                   {"data_extensions", util::join(config.data_extensions(), ";")}})));
   KB_TRY(add_project_template(files, "cmake/kernel_utils.cmake", "pyproject/cmake/kernel_utils.cmake"));
   KB_TRY(add_project_template(files, "cmake/_ops.py.in", "pyproject/cmake/_ops.py.in"));
@@ -229,25 +218,22 @@ util::Result<GeneratedFiles> generate_torch_project(const PyprojectInput& input,
 util::Result<GeneratedFiles> generate_noarch_project(const PyprojectInput& input, GeneratedFiles files) {
   const auto& config = *input.config;
   std::string python_name = config.general.python_name();
-  auto ops_py = render_ops_py_noarch(python_name, input.unique_id);
-  if (!ops_py) return std::move(ops_py).error();
-  files["torch-ext/" + python_name + "/_ops.py"] = std::move(ops_py).value();
+  KB_TRY_ASSIGN(auto ops_py, render_ops_py_noarch(python_name, input.unique_id));
+  files["torch-ext/" + python_name + "/_ops.py"] = std::move(ops_py);
   KB_TRY(add_project_template(files, "setup.py", "pyproject/setup_noarch.py.in",
                               templating::string_context({{"name", config.general.name},
                                                           {"python_name", python_name},
                                                           {"backends", quoted_list(backend_names(config))},
                                                           {"package_data", quoted_list(package_globs(config))}})));
-  auto general = general_pip_names(config);
-  if (!general) return std::move(general).error();
+  KB_TRY_ASSIGN(auto general, general_pip_names(config));
   std::vector<std::string> dependencies = {"torch>=2.8"};
-  dependencies.insert(dependencies.end(), general->begin(), general->end());
-  auto optional = optional_dependencies(config);
-  if (!optional) return std::move(optional).error();
+  dependencies.insert(dependencies.end(), general.begin(), general.end());
+  KB_TRY_ASSIGN(auto optional, optional_dependencies(config));
   KB_TRY(add_project_template(files, "pyproject.toml", "pyproject/pyproject_noarch.toml.in",
                               templating::string_context({{"name", config.general.name},
                                                           {"python_name", python_name},
                                                           {"dependencies", quoted_list(dependencies)},
-                                                          {"optional_dependencies", *optional},
+                                                          {"optional_dependencies", optional},
                                                           {"package_data", quoted_list(package_globs(config))}})));
   return files;
 }
@@ -286,9 +272,8 @@ util::Result<GeneratedFiles> generate_pyproject(const PyprojectInput& input) {
   const auto& config = *input.config;
   GeneratedFiles files;
   for (Backend backend : config::all_backends) {
-    auto text = render_backend_metadata(input, backend);
-    if (!text) return std::move(text).error();
-    files["metadata-" + std::string(config::to_string(backend)) + ".json"] = *text;
+    KB_TRY_ASSIGN(auto text, render_backend_metadata(input, backend));
+    files["metadata-" + std::string(config::to_string(backend)) + ".json"] = text;
   }
   if (config.is_torch_noarch()) return generate_noarch_project(input, std::move(files));
   if (config.is_tvm_ffi()) return generate_tvm_ffi_project(input, std::move(files));

@@ -123,9 +123,8 @@ util::Result<std::vector<std::string>> cuda_unit_flags(const config::KernelUnit&
     }
   }
   // One `-gencode=<spec>` token per pair: CMake de-duplicates repeated bare `-gencode` options.
-  auto gencode = variant::cuda_gencode_flags(archs);
-  if (!gencode) return std::move(gencode).error();
-  for (size_t i = 0; i + 1 < gencode->size(); i += 2) flags.push_back((*gencode)[i] + "=" + (*gencode)[i + 1]);
+  KB_TRY_ASSIGN(auto gencode, variant::cuda_gencode_flags(archs));
+  for (size_t i = 0; i + 1 < gencode.size(); i += 2) flags.push_back(gencode[i] + "=" + gencode[i + 1]);
   return flags;
 }
 
@@ -153,9 +152,8 @@ util::Result<std::string> unit_block(const config::KernelUnit& unit, const Varia
     case Backend::cuda: {
       if (archs.empty()) return "# [kernel." + unit.name + "] skipped: cuda-minver is above the toolkit version\n";
       add_sources(out, target, cxx, cxx_flags, includes);
-      auto flags = cuda_unit_flags(unit, input, archs);
-      if (!flags) return std::move(flags).error();
-      add_sources(out, target, gpu, *flags, includes);
+      KB_TRY_ASSIGN(auto flags, cuda_unit_flags(unit, input, archs));
+      add_sources(out, target, gpu, flags, includes);
       break;
     }
     case Backend::rocm: {
@@ -400,9 +398,8 @@ util::Result<std::string> render_sources(const VariantProjectInput& input) {
   add_sources(out, target_of(input), binding.src, binding.cxx_flags, {});
   out += "# Kernel units.\n";
   for (const auto* unit : input.config->units_for(input.backend)) {
-    auto block = unit_block(*unit, input);
-    if (!block) return std::move(block).error();
-    out += *block;
+    KB_TRY_ASSIGN(auto block, unit_block(*unit, input));
+    out += block;
   }
   out += torch_pch_block(input);
   out += cuda_source_names_block(input);

@@ -43,9 +43,8 @@ util::Result<std::map<std::string, PythonDependency, std::less<>>> parse_table(c
   std::map<std::string, PythonDependency, std::less<>> out;
   if (!table.is_object()) return util::Error(util::ErrorKind::config, "registry table is not an object");
   for (const auto& [name, value] : table.items()) {
-    auto dependency = parse_dependency(name, value);
-    if (!dependency) return std::move(dependency).error();
-    out.emplace(name, std::move(dependency).value());
+    KB_TRY_ASSIGN(auto dependency, parse_dependency(name, value));
+    out.emplace(name, std::move(dependency));
   }
   return out;
 }
@@ -66,17 +65,15 @@ util::Result<PythonRegistry> PythonRegistry::parse(std::string_view json_text) {
   PythonRegistry registry;
   registry.json_text_ = std::string(json_text);
   if (document.contains("general")) {
-    auto general = parse_table(document["general"]);
-    if (!general) return std::move(general).error();
-    registry.general_ = std::move(general).value();
+    KB_TRY_ASSIGN(auto general, parse_table(document["general"]));
+    registry.general_ = std::move(general);
   }
   if (document.contains("backends") && document["backends"].is_object()) {
     for (const auto& [name, table] : document["backends"].items()) {
       auto backend = parse_backend(name);
       if (!backend) continue;
-      auto entries = parse_table(table);
-      if (!entries) return std::move(entries).error();
-      registry.backends_[*backend] = std::move(entries).value();
+      KB_TRY_ASSIGN(auto entries, parse_table(table));
+      registry.backends_[*backend] = std::move(entries);
     }
   }
   return registry;

@@ -140,14 +140,13 @@ util::Result<std::string> read_build_toml(const std::filesystem::path& kernel_di
 }
 
 util::Result<BuildConfig> load_build_config(const std::filesystem::path& kernel_dir) {
-  auto text = read_build_toml(kernel_dir);
-  if (!text) return std::move(text).error();
+  KB_TRY_ASSIGN(auto text, read_build_toml(kernel_dir));
   std::string shown = build_toml_display_path(kernel_dir);
-  ParseOutcome outcome = parse_build_toml(*text, shown);
+  ParseOutcome outcome = parse_build_toml(text, shown);
   if (!outcome.parsed) {
     util::Error error(util::ErrorKind::config, "Cannot parse TOML in " + shown);
     for (const auto& diagnostic : outcome.errors) {
-      std::string rendered = render_diagnostic(diagnostic, *text, "");
+      std::string rendered = render_diagnostic(diagnostic, text, "");
       if (!rendered.empty() && rendered.back() == '\n') rendered.pop_back();
       error.causes.push_back(std::move(rendered));
     }

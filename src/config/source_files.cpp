@@ -50,15 +50,14 @@ std::vector<Diagnostic> missing_source_files(std::string_view text, std::string_
 }
 
 util::Status check_source_files(const fs::path& kernel_dir) {
-  auto text = read_build_toml(kernel_dir);
-  if (!text) return std::move(text).error();
-  auto missing = missing_source_files(*text, build_toml_display_path(kernel_dir), kernel_dir);
+  KB_TRY_ASSIGN(auto text, read_build_toml(kernel_dir));
+  auto missing = missing_source_files(text, build_toml_display_path(kernel_dir), kernel_dir);
   if (missing.empty()) return {};
   util::Error error(util::ErrorKind::config, std::to_string(missing.size()) +
                                                  (missing.size() == 1 ? " source file listed in build.toml does not exist"
                                                                       : " source files listed in build.toml do not exist"));
   for (const auto& diagnostic : missing) {
-    std::string rendered = render_diagnostic(diagnostic, *text, "");
+    std::string rendered = render_diagnostic(diagnostic, text, "");
     if (!rendered.empty() && rendered.back() == '\n') rendered.pop_back();
     error.causes.push_back(std::move(rendered));
   }

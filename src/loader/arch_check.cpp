@@ -87,19 +87,18 @@ util::Status apply_arch_check(Selection& selection, const SystemInfo& system, co
   if (system.device_arch.empty() || selection.fallback_from || !selection.best) return {};
   const std::string device = backend_device(system);
   for (const auto& candidate : selection.candidates) {
-    auto metadata = metadata_of(candidate);
-    if (!metadata) return std::move(metadata).error();
+    KB_TRY_ASSIGN(auto metadata, metadata_of(candidate));
     // The device arch is that of the detected backend's device: another backend's archs say nothing.
-    bool same_backend = std::string(config::to_string(metadata->backend)) == device;
-    if (!same_backend || archs_cover_device(metadata->backend, metadata->archs, system.device_arch)) {
+    bool same_backend = std::string(config::to_string(metadata.backend)) == device;
+    if (!same_backend || archs_cover_device(metadata.backend, metadata.archs, system.device_arch)) {
       selection.best = candidate;
       return {};
     }
-    selection.arch_skipped.push_back({candidate, metadata->archs});
+    selection.arch_skipped.push_back({candidate, metadata.archs});
     for (auto& decision : selection.decisions) {
       if (decision.variant != candidate) continue;
       decision.accepted = false;
-      decision.reason = "built for " + util::join(metadata->archs, ", ") + ", not for this device's " +
+      decision.reason = "built for " + util::join(metadata.archs, ", ") + ", not for this device's " +
                         device_text(system);
     }
   }

@@ -22,23 +22,20 @@ std::string unique_suffix() {
 
 util::Result<bool> content_matches_etag(const std::filesystem::path& content_path, const std::string& etag) {
   if (etag.size() == 64) {
-    auto digest = util::hash_file(util::HashAlgorithm::sha256, content_path);
-    if (!digest) return std::move(digest).error();
-    return util::to_hex(*digest) == etag;
+    KB_TRY_ASSIGN(auto digest, util::hash_file(util::HashAlgorithm::sha256, content_path));
+    return util::to_hex(digest) == etag;
   }
   if (etag.size() == 40) {
-    auto content = util::read_file(content_path);
-    if (!content) return std::move(content).error();
-    return util::git_blob_sha1(*content) == etag;
+    KB_TRY_ASSIGN(auto content, util::read_file(content_path));
+    return util::git_blob_sha1(content) == etag;
   }
   return false;  // an ETag we cannot check is never trusted
 }
 
 util::Status commit_blob(const RepoCache& cache, const std::filesystem::path& incomplete,
                          const std::string& etag) {
-  auto ok = content_matches_etag(incomplete, etag);
-  if (!ok) return std::move(ok).error();
-  if (!*ok) {
+  KB_TRY_ASSIGN(auto ok, content_matches_etag(incomplete, etag));
+  if (!ok) {
     std::error_code ec;
     std::filesystem::remove(incomplete, ec);
     return util::Error(util::ErrorKind::integrity,
@@ -64,9 +61,8 @@ util::Status commit_blob(const RepoCache& cache, const std::filesystem::path& in
 
 util::Status link_snapshot(const RepoCache& cache, const std::string& commit, const std::string& path,
                            const std::string& etag) {
-  auto joined = join_inside(cache.root(), cache.snapshot_dir(commit), path);
-  if (!joined) return std::move(joined).error();
-  const auto& link = *joined;
+  KB_TRY_ASSIGN(auto joined, join_inside(cache.root(), cache.snapshot_dir(commit), path));
+  const auto& link = joined;
   KB_TRY(check_inside(cache.root(), cache.blob_path(etag)));
   std::error_code ec;
   std::filesystem::create_directories(link.parent_path(), ec);

@@ -36,10 +36,9 @@ class HttpHubReader final : public HubReader {
 
   util::Result<std::vector<Branch>> list_branches(RepoType type, const std::string& repo) override {
     KB_TRY(hub::protocol::check_repo_id(repo));
-    auto refs = client_.list_refs(ref(type, repo), false);
-    if (!refs) return std::move(refs).error();
+    KB_TRY_ASSIGN(auto refs, client_.list_refs(ref(type, repo), false));
     std::vector<Branch> out;
-    for (const auto& b : refs->branches) {
+    for (const auto& b : refs.branches) {
       KB_TRY(check_commit_id(repo, "branch `" + b.name + "`", b.commit));
       out.push_back(Branch{b.name, b.commit});
     }
@@ -48,21 +47,19 @@ class HttpHubReader final : public HubReader {
 
   util::Result<std::string> revision_sha(RepoType type, const std::string& repo, const std::string& revision) override {
     KB_TRY(check_kernel_request(repo, revision));
-    auto info = client_.revision_info(ref(type, repo), revision);
-    if (!info) return std::move(info).error();
-    KB_TRY(check_commit_id(repo, "revision `" + revision + "`", info->sha));
-    return info->sha;
+    KB_TRY_ASSIGN(auto info, client_.revision_info(ref(type, repo), revision));
+    KB_TRY(check_commit_id(repo, "revision `" + revision + "`", info.sha));
+    return info.sha;
   }
 
   util::Result<std::vector<TreeEntry>> list_tree(RepoType type, const std::string& repo, const std::string& revision,
                                                  const std::string& path, bool recursive) override {
     KB_TRY(check_kernel_request(repo, revision));
     KB_TRY(hub::protocol::check_repo_folder(path));
-    auto items = client_.list_tree(ref(type, repo), revision, path, recursive);
-    if (!items) return std::move(items).error();
+    KB_TRY_ASSIGN(auto items, client_.list_tree(ref(type, repo), revision, path, recursive));
     std::vector<TreeEntry> out;
     std::vector<std::string> files;
-    for (const auto& item : *items) {
+    for (const auto& item : items) {
       KB_TRY(check_listed_path(repo, path, recursive, item.path));
       if (!item.is_directory) {
         KB_TRY(check_object_id(repo, item.path, item.oid));
@@ -80,19 +77,17 @@ class HttpHubReader final : public HubReader {
   util::Result<FetchedFile> download(RepoType type, const std::string& repo, const std::string& revision,
                                      const std::string& path, const std::filesystem::path& dest) override {
     KB_TRY(check_file_request(repo, revision, path));
-    auto meta = client_.download_file(ref(type, repo), revision, path, dest);
-    if (!meta) return std::move(meta).error();
-    KB_TRY(check_object_id(repo, path, meta->etag));
-    return FetchedFile{meta->commit, meta->etag, meta->size};
+    KB_TRY_ASSIGN(auto meta, client_.download_file(ref(type, repo), revision, path, dest));
+    KB_TRY(check_object_id(repo, path, meta.etag));
+    return FetchedFile{meta.commit, meta.etag, meta.size};
   }
 
   util::Result<FetchedFile> head(RepoType type, const std::string& repo, const std::string& revision,
                                  const std::string& path) override {
     KB_TRY(check_file_request(repo, revision, path));
-    auto meta = client_.file_metadata(ref(type, repo), revision, path);
-    if (!meta) return std::move(meta).error();
-    KB_TRY(check_object_id(repo, path, meta->etag));
-    return FetchedFile{meta->commit, meta->etag, meta->size};
+    KB_TRY_ASSIGN(auto meta, client_.file_metadata(ref(type, repo), revision, path));
+    KB_TRY(check_object_id(repo, path, meta.etag));
+    return FetchedFile{meta.commit, meta.etag, meta.size};
   }
 
   // Any failure, an unknown organisation (404) included, means "could not verify" (loader.md §6),

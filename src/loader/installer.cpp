@@ -65,10 +65,9 @@ bool lock_hash_matches(const RepoCache& cache, const std::string& commit, const 
 util::Result<std::string> commit_of(HubReader& hub, const RepoCache& cache, const std::string& repo_id,
                                     const std::string& revision, bool remember) {
   if (is_commit_hash(revision)) return revision;
-  auto sha = hub.revision_sha(RepoType::kernel, repo_id, revision);
-  if (!sha) return std::move(sha).error();
-  if (remember) (void)cache.write_ref(revision, *sha);
-  return std::move(*sha);
+  KB_TRY_ASSIGN(auto sha, hub.revision_sha(RepoType::kernel, repo_id, revision));
+  if (remember) (void)cache.write_ref(revision, sha);
+  return sha;
 }
 
 }  // namespace
@@ -90,10 +89,9 @@ util::Result<std::vector<std::string>> Installer::build_listing(const RepoCache&
                              [](const std::string& name) { return hub::protocol::check_repo_path(name).ok(); });
     if (valid) return *cached;
   }
-  auto tree = hub_->list_tree(RepoType::kernel, cache.repo_id(), commit, "build", false);
-  if (!tree) return std::move(tree).error();
+  KB_TRY_ASSIGN(auto tree, hub_->list_tree(RepoType::kernel, cache.repo_id(), commit, "build", false));
   std::vector<std::string> names;
-  for (const auto& entry : *tree) {
+  for (const auto& entry : tree) {
     if (!entry.is_directory) continue;
     auto slash = entry.path.rfind('/');
     names.push_back(slash == std::string::npos ? entry.path : entry.path.substr(slash + 1));
@@ -117,8 +115,7 @@ util::Result<FetchedFile> Installer::fetch_file(const RepoCache& cache, const st
   fs::create_directories(tmp_dir, ec);
   // The lock is per destination name; the same name is resumed (Range) after a crash.
   std::string key = entry ? entry->etag() : util::sha256_hex(revision + "/" + path);
-  auto lock = acquire_lock(cache, key);
-  if (!lock) return std::move(lock).error();
+  KB_TRY_ASSIGN(auto lock, acquire_lock(cache, key));
   if (entry && fs::exists(cache.blob_path(entry->etag()), ec)) {
     return FetchedFile{revision, entry->etag(), entry->size};  // another process finished it
   }
@@ -143,10 +140,9 @@ util::Result<FetchedFile> Installer::fetch_file(const RepoCache& cache, const st
 util::Result<std::vector<TreeEntry>> Installer::variant_files(const RepoCache& cache, const std::string& commit,
                                                               const std::string& variant) {
   // HubReader::list_tree refuses the whole listing if one path is not below `build/<variant>/`.
-  auto tree = hub_->list_tree(RepoType::kernel, cache.repo_id(), commit, "build/" + variant, true);
-  if (!tree) return std::move(tree).error();
+  KB_TRY_ASSIGN(auto tree, hub_->list_tree(RepoType::kernel, cache.repo_id(), commit, "build/" + variant, true));
   std::vector<TreeEntry> files;
-  for (const auto& entry : *tree) {
+  for (const auto& entry : tree) {
     if (!entry.is_directory && !excluded(entry.path)) files.push_back(entry);
   }
   return files;
@@ -179,8 +175,7 @@ util::Status Installer::fetch_variant(const RepoCache& cache, const std::string&
         if (it == files.end()) continue;
         std::error_code ec;
         if (fs::exists(cache.blob_path(it->etag()), ec)) continue;
-        auto lock = acquire_lock(cache, it->etag());
-        if (!lock) return std::move(lock).error();
+        KB_TRY_ASSIGN(auto lock, acquire_lock(cache, it->etag()));
         auto incomplete = cache.repo_dir() / "blobs" / (it->etag() + ".incomplete");
         fs::create_directories(incomplete.parent_path(), ec);
         fs::rename(file.local, incomplete, ec);
@@ -191,9 +186,8 @@ util::Status Installer::fetch_variant(const RepoCache& cache, const std::string&
     }
   }
   for (const auto& entry : files) {
-    auto fetched = fetch_file(cache, commit, entry.path, entry);
-    if (!fetched) return std::move(fetched).error();
-    KB_TRY(link_snapshot(cache, commit, entry.path, fetched->etag));
+    KB_TRY_ASSIGN(auto fetched, fetch_file(cache, commit, entry.path, entry));
+    KB_TRY(link_snapshot(cache, commit, entry.path, fetched.etag));
   }
   return {};
 }
@@ -246,13 +240,11 @@ util::Result<InstallResult> Installer::install_online(const InstallRequest& requ
   }
 
   // 2. Variant selection.
-  auto names = build_listing(cache, *commit);
-  if (!names) return std::move(names).error();
+  KB_TRY_ASSIGN(auto names, build_listing(cache, *commit));
   std::map<std::string, std::string> fetched_metadata;
-  auto chosen = choose_online(cache, *commit, *names, request.system, fetched_metadata);
-  if (!chosen) return std::move(chosen).error();
-  Selection& selection = *chosen;
-  if (!selection.best) return no_variant(request, *names, selection);
+  KB_TRY_ASSIGN(auto chosen, choose_online(cache, *commit, names, request.system, fetched_metadata));
+  Selection& selection = chosen;
+  if (!selection.best) return no_variant(request, names, selection);
   result.invalid_variants = selection.invalid;
   result.fallback_warning = fallback_warning(request.repo_id, selection);
   const std::string variant = *selection.best;
@@ -261,8 +253,7 @@ util::Result<InstallResult> Installer::install_online(const InstallRequest& requ
   result.variant_path = cache.snapshot_dir(*commit) / "build" / variant;
 
   // One downloader per variant; the others wait and then find the receipt.
-  auto lock = acquire_lock(cache, *commit + "-" + variant);
-  if (!lock) return std::move(lock).error();
+  KB_TRY_ASSIGN(auto lock, acquire_lock(cache, *commit + "-" + variant));
   if (receipt_valid(cache, *commit, variant) && lock_hash_matches(cache, *commit, variant, request)) {
     auto metadata = metadata::read_metadata_file((result.variant_path / "metadata.json").string());
     if (metadata) {
@@ -287,10 +278,9 @@ util::Result<Selection> Installer::choose_online(const RepoCache& cache, const s
   auto metadata_of = [&](const std::string& variant) -> util::Result<metadata::Metadata> {
     const fs::path snapshot = cache.snapshot_dir(commit) / "build" / variant / "metadata.json";
     if (receipt_valid(cache, commit, variant)) return metadata::read_metadata_file(snapshot.string());
-    auto blob = fetch_file(cache, commit, "build/" + variant + "/metadata.json", std::nullopt);
-    if (!blob) return std::move(blob).error();
-    fetched[variant] = blob->etag;
-    return metadata::read_metadata_file(cache.blob_path(blob->etag).string());
+    KB_TRY_ASSIGN(auto blob, fetch_file(cache, commit, "build/" + variant + "/metadata.json", std::nullopt));
+    fetched[variant] = blob.etag;
+    return metadata::read_metadata_file(cache.blob_path(blob.etag).string());
   };
   KB_TRY(apply_arch_check(selection, system, metadata_of));
   return selection;
@@ -309,21 +299,19 @@ util::Status Installer::ensure_variant(const RepoCache& cache, const std::string
   if (metadata_blob && fs::exists(cache.blob_path(*metadata_blob), ec)) {
     metadata_etag = *metadata_blob;
   } else {
-    auto fetched = fetch_file(cache, commit, metadata_path, std::nullopt);
-    if (!fetched) return std::move(fetched).error();
-    metadata_etag = fetched->etag;
+    KB_TRY_ASSIGN(auto fetched, fetch_file(cache, commit, metadata_path, std::nullopt));
+    metadata_etag = fetched.etag;
   }
   KB_TRY(link_snapshot(cache, commit, metadata_path, metadata_etag));
-  auto metadata = metadata::read_metadata_file((variant_path / "metadata.json").string());
-  if (!metadata) return std::move(metadata).error();
-  if (metadata->digest) KB_TRY(check_digest_paths(request.repo_id, variant, *metadata->digest));
-  KB_TRY(check_kernels_minver(*metadata, variant, request.system.kernels_version));
-  if (request.validate_dependencies) KB_TRY(request.validate_dependencies(*metadata, variant));
+  KB_TRY_ASSIGN(auto metadata, metadata::read_metadata_file((variant_path / "metadata.json").string()));
+  if (metadata.digest) KB_TRY(check_digest_paths(request.repo_id, variant, *metadata.digest));
+  KB_TRY(check_kernels_minver(metadata, variant, request.system.kernels_version));
+  if (request.validate_dependencies) KB_TRY(request.validate_dependencies(metadata, variant));
 
   // 4. The files, then verification; one repair round for corrupted cache entries.
   for (int attempt = 0;; ++attempt) {
     KB_TRY(fetch_variant(cache, commit, variant, *files));
-    auto verified = verify_snapshot(cache, commit, variant, *metadata, request.lock_hash_for(variant));
+    auto verified = verify_snapshot(cache, commit, variant, metadata, request.lock_hash_for(variant));
     if (verified) break;
     auto bad = corrupted_blobs(cache, commit, variant);
     if (attempt > 0 || bad.empty()) {
@@ -345,19 +333,16 @@ util::Result<std::vector<fs::path>> Installer::install_all_variants(const std::s
   if (hub_ == nullptr) return Error(ErrorKind::generic, "No Hub client configured");
   KB_TRY(check_kernel_request(repo_id, revision));
   RepoCache cache(root_, RepoType::kernel, repo_id);
-  auto resolved = commit_of(*hub_, cache, repo_id, revision, true);
-  if (!resolved) return std::move(resolved).error();
-  const std::string& commit = *resolved;
-  auto names = build_listing(cache, commit);
-  if (!names) return std::move(names).error();
+  KB_TRY_ASSIGN(auto resolved, commit_of(*hub_, cache, repo_id, revision, true));
+  const std::string& commit = resolved;
+  KB_TRY_ASSIGN(auto names, build_listing(cache, commit));
   InstallRequest request;
   request.repo_id = repo_id;
   request.revision = revision;
   std::vector<fs::path> dirs;
-  for (const auto& variant : *names) {
+  for (const auto& variant : names) {
     dirs.push_back(cache.snapshot_dir(commit) / "build" / variant);
-    auto lock = acquire_lock(cache, commit + "-" + variant);
-    if (!lock) return std::move(lock).error();
+    KB_TRY_ASSIGN(auto lock, acquire_lock(cache, commit + "-" + variant));
     if (receipt_valid(cache, commit, variant)) continue;
     remove_receipt(cache, commit, variant);
     KB_TRY(ensure_variant(cache, commit, variant, request));
@@ -388,12 +373,11 @@ util::Result<InstallResult> Installer::install_offline(const InstallRequest& req
   result.commit = *commit;
   result.variant = *selection.best;
   result.variant_path = cache.snapshot_dir(*commit) / "build" / result.variant;
-  auto metadata = metadata::read_metadata_file((result.variant_path / "metadata.json").string());
-  if (!metadata) return std::move(metadata).error();
+  KB_TRY_ASSIGN(auto metadata, metadata::read_metadata_file((result.variant_path / "metadata.json").string()));
   if (receipt_valid(cache, *commit, result.variant) && lock_hash_matches(cache, *commit, result.variant, request)) {
     result.from_receipt = true;
   } else {
-    auto verified = verify_snapshot(cache, *commit, result.variant, *metadata, request.lock_hash_for(result.variant));
+    auto verified = verify_snapshot(cache, *commit, result.variant, metadata, request.lock_hash_for(result.variant));
     if (!verified) {
       return std::move(verified).error().context(
           "The cached files of " + request.repo_id + " (revision: " + request.revision + ", variant: " + result.variant +
@@ -402,8 +386,8 @@ util::Result<InstallResult> Installer::install_offline(const InstallRequest& req
     }
     (void)write_receipt(cache, *commit, result.variant);
   }
-  KB_TRY(check_kernels_minver(*metadata, result.variant, request.system.kernels_version));
-  if (request.validate_dependencies) KB_TRY(request.validate_dependencies(*metadata, result.variant));
+  KB_TRY(check_kernels_minver(metadata, result.variant, request.system.kernels_version));
+  if (request.validate_dependencies) KB_TRY(request.validate_dependencies(metadata, result.variant));
   return result;
 }
 
@@ -411,15 +395,12 @@ util::Result<VariantListing> Installer::variants_at(const std::string& repo_id, 
                                                const SystemInfo& system) {
   KB_TRY(check_kernel_request(repo_id, revision));
   RepoCache cache(root_, RepoType::kernel, repo_id);
-  auto resolved = commit_of(*hub_, cache, repo_id, revision, false);
-  if (!resolved) return std::move(resolved).error();
-  const std::string& commit = *resolved;
-  auto names = build_listing(cache, commit);
-  if (!names) return std::move(names).error();
+  KB_TRY_ASSIGN(auto resolved, commit_of(*hub_, cache, repo_id, revision, false));
+  const std::string& commit = resolved;
+  KB_TRY_ASSIGN(auto names, build_listing(cache, commit));
   std::map<std::string, std::string> fetched;
-  auto selection = choose_online(cache, commit, *names, system, fetched);
-  if (!selection) return std::move(selection).error();
-  return VariantListing{std::move(*names), std::move(*selection)};
+  KB_TRY_ASSIGN(auto selection, choose_online(cache, commit, names, system, fetched));
+  return VariantListing{std::move(names), std::move(selection)};
 }
 
 }  // namespace kb::loader

@@ -111,22 +111,19 @@ util::Result<FetchedKernel> install_dependency(Installer& installer, const Depen
     for (const auto& [variant, locked] : lock->variants) request.lock_hashes[variant] = locked.hash;
   } else if (dependency.version) {
     std::optional<std::string> warning;
-    auto commit = installer.resolve_version(dependency.repo_id, static_cast<int>(*dependency.version),
-                                            options.local_files_only, warning);
-    if (!commit) return std::move(commit).error();
+    KB_TRY_ASSIGN(auto commit, installer.resolve_version(dependency.repo_id, static_cast<int>(*dependency.version),
+                                            options.local_files_only, warning));
     if (warning) out.user_warnings.push_back(*warning);
-    request.revision = *commit;
+    request.revision = commit;
   } else {
     request.revision = dependency.revision.value_or("main");
   }
-  auto installed = installer.install(request);
-  if (!installed) return std::move(installed).error();
-  auto metadata = metadata::read_metadata_file((installed->variant_path / "metadata.json").string());
-  if (!metadata) return std::move(metadata).error();
-  out.commit = installed->commit;
-  out.variant_path = installed->variant_path;
-  out.metadata = std::move(*metadata);
-  out.user_warnings.insert(out.user_warnings.end(), installed->user_warnings.begin(), installed->user_warnings.end());
+  KB_TRY_ASSIGN(auto installed, installer.install(request));
+  KB_TRY_ASSIGN(auto metadata, metadata::read_metadata_file((installed.variant_path / "metadata.json").string()));
+  out.commit = installed.commit;
+  out.variant_path = installed.variant_path;
+  out.metadata = std::move(metadata);
+  out.user_warnings.insert(out.user_warnings.end(), installed.user_warnings.begin(), installed.user_warnings.end());
   return out;
 }
 

@@ -30,9 +30,8 @@ util::Result<metadata::Metadata> metadata_in(const fs::path& variant_dir) {
 // The minver check of the variant chosen in `variant_dir`.
 util::Result<LocalChoice> checked(LocalChoice choice, const SystemInfo& system) {
   if (system.kernels_version.empty()) return choice;
-  auto metadata = metadata_in(choice.variant_path);
-  if (!metadata) return std::move(metadata).error();
-  KB_TRY(check_kernels_minver(*metadata, choice.variant_path.filename().string(), system.kernels_version));
+  KB_TRY_ASSIGN(auto metadata, metadata_in(choice.variant_path));
+  KB_TRY(check_kernels_minver(metadata, choice.variant_path.filename().string(), system.kernels_version));
   return choice;
 }
 

@@ -82,11 +82,10 @@ util::Status verify_snapshot(const RepoCache& cache, const std::string& commit, 
   }
   if (metadata.digest) KB_TRY(metadata::verify_digest(dir, *metadata.digest));
   if (lock_hash && (util::starts_with(variant, "torch") || util::starts_with(variant, "tvm-ffi"))) {
-    auto actual = snapshot_lock_hash(cache, commit, variant);
-    if (!actual) return std::move(actual).error();
-    if (*actual != *lock_hash) {
+    KB_TRY_ASSIGN(auto actual, snapshot_lock_hash(cache, commit, variant));
+    if (actual != *lock_hash) {
       return util::Error(util::ErrorKind::integrity, "Variant " + variant + " does not match its lock hash: expected " +
-                                                         *lock_hash + ", got " + *actual)
+                                                         *lock_hash + ", got " + actual)
           .with_hint("the variant differs from the one `kernels lock` recorded: if the new build is trusted, run "
                      "`kernels lock <project>` again");
     }

@@ -48,9 +48,8 @@ util::Result<std::string> Installer::resolve_version(const std::string& repo_id,
     }
   } else {
     if (hub_ == nullptr) return util::Error(util::ErrorKind::generic, "No Hub client configured");
-    auto branches = hub_->list_branches(RepoType::kernel, repo_id);
-    if (!branches) return std::move(branches).error();
-    versions = version_branches(*branches);
+    KB_TRY_ASSIGN(auto branches, hub_->list_branches(RepoType::kernel, repo_id));
+    versions = version_branches(branches);
   }
   std::sort(versions.begin(), versions.end());
   auto it = std::find_if(versions.begin(), versions.end(), [&](const auto& v) { return v.first == version; });

@@ -46,9 +46,8 @@ Result<Digest> compute_digest(const fs::path& variant_dir, DigestAlgorithm algor
   auto hash_algorithm = algorithm == DigestAlgorithm::sha256 ? util::HashAlgorithm::sha256 : util::HashAlgorithm::sha512;
   for (const auto& relative : list_variant_files(variant_dir)) {
     if (excluded_from_digest(relative)) continue;
-    auto hash = util::hash_file(hash_algorithm, variant_dir / relative);
-    if (!hash) return std::move(hash).error();
-    digest.files[relative] = util::base64_encode(*hash);
+    KB_TRY_ASSIGN(auto hash, util::hash_file(hash_algorithm, variant_dir / relative));
+    digest.files[relative] = util::base64_encode(hash);
   }
   return digest;
 }
@@ -99,9 +98,8 @@ Error digest_mismatch(const std::vector<std::string>& violations) {
 }
 
 util::Status verify_digest(const fs::path& variant_dir, const Digest& expected) {
-  auto actual = compute_digest(variant_dir, expected.algorithm);
-  if (!actual) return std::move(actual).error();
-  auto violations = digest_violations(expected, *actual);
+  KB_TRY_ASSIGN(auto actual, compute_digest(variant_dir, expected.algorithm));
+  auto violations = digest_violations(expected, actual);
   if (violations.empty()) return {};
   return digest_mismatch(violations);
 }

@@ -52,9 +52,8 @@ Result<std::vector<KernelDependency>> kernel_depends(const json& value) {
   for (const auto& item : value) {
     if (!item.is_object()) return invalid("`kernel-depends` entries must be objects");
     KernelDependency dep;
-    auto repo = required_string(item, "repo-id", " in `kernel-depends`");
-    if (!repo) return std::move(repo).error();
-    dep.repo_id = *repo;
+    KB_TRY_ASSIGN(auto repo, required_string(item, "repo-id", " in `kernel-depends`"));
+    dep.repo_id = repo;
     auto v = item.find("version");
     auto r = item.find("revision");
     if (v != item.end() && r != item.end()) return invalid("`version` and `revision` are mutually exclusive");
@@ -123,19 +122,16 @@ Result<Provenance> parse_provenance(const json& value) {
   if (auto builder = value.find("kernel-builder"); builder != value.end()) {
     if (!builder->is_object()) return invalid("field `provenance.kernel-builder` must be an object");
     BuilderProvenance b;
-    auto version = required_string(*builder, "version", " in `provenance.kernel-builder`");
-    if (!version) return std::move(version).error();
-    b.version = *version;
-    auto git = parse_git_state(*builder, "provenance.kernel-builder", true);
-    if (!git) return std::move(git).error();
-    b.git = *git;
+    KB_TRY_ASSIGN(auto version, required_string(*builder, "version", " in `provenance.kernel-builder`"));
+    b.version = version;
+    KB_TRY_ASSIGN(auto git, parse_git_state(*builder, "provenance.kernel-builder", true));
+    b.git = git;
     provenance.kernel_builder = std::move(b);
   }
   if (auto kernel = value.find("kernel"); kernel != value.end()) {
     if (!kernel->is_object()) return invalid("field `provenance.kernel` must be an object");
-    auto git = parse_git_state(*kernel, "provenance.kernel", false);
-    if (!git) return std::move(git).error();
-    provenance.kernel = *git;
+    KB_TRY_ASSIGN(auto git, parse_git_state(*kernel, "provenance.kernel", false));
+    provenance.kernel = git;
   }
   return provenance;
 }
@@ -143,13 +139,11 @@ Result<Provenance> parse_provenance(const json& value) {
 Result<Metadata> parse_object(const json& root) {
   if (!root.is_object()) return invalid("metadata must be a JSON object");
   Metadata m;
-  auto name = required_string(root, "name", "");
-  if (!name) return std::move(name).error();
-  if (auto valid = config::validate_kernel_name(*name); !valid) return std::move(valid).error();
-  m.name = *name;
-  auto id = required_string(root, "id", "");
-  if (!id) return std::move(id).error();
-  m.id = *id;
+  KB_TRY_ASSIGN(auto name, required_string(root, "name", ""));
+  if (auto valid = config::validate_kernel_name(name); !valid) return std::move(valid).error();
+  m.name = name;
+  KB_TRY_ASSIGN(auto id, required_string(root, "id", ""));
+  m.id = id;
   auto version = root.find("version");
   if (version == root.end()) return invalid("missing field `version`");
   if (!version->is_number_integer()) return invalid("field `version` must be an integer");
@@ -162,47 +156,38 @@ Result<Metadata> parse_object(const json& root) {
     }
   }
   m.kernels_minver = *minver;
-  auto license = required_string(root, "license", "");
-  if (!license) return std::move(license).error();
-  m.license = *license;
-  auto upstream = optional_string(root, "upstream");
-  if (!upstream) return std::move(upstream).error();
-  m.upstream = *upstream;
-  auto source = optional_string(root, "source");
-  if (!source) return std::move(source).error();
-  m.source = *source;
+  KB_TRY_ASSIGN(auto license, required_string(root, "license", ""));
+  m.license = license;
+  KB_TRY_ASSIGN(auto upstream, optional_string(root, "upstream"));
+  m.upstream = upstream;
+  KB_TRY_ASSIGN(auto source, optional_string(root, "source"));
+  m.source = source;
   auto python_depends = root.find("python-depends");
   if (python_depends == root.end()) return invalid("missing field `python-depends`");
-  auto deps = string_list(*python_depends, "python-depends");
-  if (!deps) return std::move(deps).error();
-  m.python_depends = *deps;
+  KB_TRY_ASSIGN(auto deps, string_list(*python_depends, "python-depends"));
+  m.python_depends = deps;
   if (auto kd = root.find("kernel-depends"); kd != root.end()) {
-    auto parsed = kernel_depends(*kd);
-    if (!parsed) return std::move(parsed).error();
-    m.kernel_depends = *parsed;
+    KB_TRY_ASSIGN(auto parsed, kernel_depends(*kd));
+    m.kernel_depends = parsed;
   }
   auto backend = root.find("backend");
   if (backend == root.end()) return invalid("missing field `backend`");
   if (!backend->is_object()) return invalid("field `backend` must be an object");
-  auto type = required_string(*backend, "type", " in `backend`");
-  if (!type) return std::move(type).error();
-  auto parsed_backend = config::parse_backend(*type);
-  if (!parsed_backend) return invalid("unknown backend `" + *type + "`");
+  KB_TRY_ASSIGN(auto type, required_string(*backend, "type", " in `backend`"));
+  auto parsed_backend = config::parse_backend(type);
+  if (!parsed_backend) return invalid("unknown backend `" + type + "`");
   m.backend = *parsed_backend;
   if (auto archs = backend->find("archs"); archs != backend->end() && !archs->is_null()) {
-    auto list = string_list(*archs, "backend.archs");
-    if (!list) return std::move(list).error();
-    m.archs = *list;
+    KB_TRY_ASSIGN(auto list, string_list(*archs, "backend.archs"));
+    m.archs = list;
   }
   if (auto digest = root.find("digest"); digest != root.end() && !digest->is_null()) {
-    auto parsed = parse_digest(*digest);
-    if (!parsed) return std::move(parsed).error();
-    m.digest = *parsed;
+    KB_TRY_ASSIGN(auto parsed, parse_digest(*digest));
+    m.digest = parsed;
   }
   if (auto provenance = root.find("provenance"); provenance != root.end() && !provenance->is_null()) {
-    auto parsed = parse_provenance(*provenance);
-    if (!parsed) return std::move(parsed).error();
-    m.provenance = *parsed;
+    KB_TRY_ASSIGN(auto parsed, parse_provenance(*provenance));
+    m.provenance = parsed;
   }
   return m;
 }
@@ -221,9 +206,8 @@ Result<Metadata> parse_metadata(std::string_view text) {
 }
 
 Result<Metadata> read_metadata_file(const std::string& path) {
-  auto text = util::read_file(path);
-  if (!text) return std::move(text).error();
-  auto parsed = parse_metadata(*text);
+  KB_TRY_ASSIGN(auto text, util::read_file(path));
+  auto parsed = parse_metadata(text);
   if (!parsed) return std::move(parsed).error().context("Failed to parse metadata: " + path);
   return parsed;
 }

@@ -30,9 +30,8 @@ util::Result<config::Version> version_field(const json& entry, const char* key, 
 util::Status parse_entry(const json& entry, size_t index, std::vector<BuildSet>& out) {
   if (!entry.is_object()) return entry_error(index, "must be an object");
   BuildSet base;
-  auto torch = version_field(entry, "torch", index);
-  if (!torch) return std::move(torch).error();
-  base.torch = torch.value();
+  KB_TRY_ASSIGN(auto torch, version_field(entry, "torch", index));
+  base.torch = torch;
   if (!entry.contains("backend") || !entry["backend"].is_string()) return entry_error(index, "`backend` must be a string");
   auto backend = config::parse_backend(entry["backend"].get<std::string>());
   if (!backend) return entry_error(index, "unknown backend `" + entry["backend"].get<std::string>() + "`");
@@ -46,9 +45,8 @@ util::Status parse_entry(const json& entry, size_t index, std::vector<BuildSet>&
     base.source = entry["source"].get<std::string>();
   }
   if (entry.contains("tvm_ffi")) {
-    auto tvm = version_field(entry, "tvm_ffi", index);
-    if (!tvm) return std::move(tvm).error();
-    base.tvm_ffi = tvm.value();
+    KB_TRY_ASSIGN(auto tvm, version_field(entry, "tvm_ffi", index));
+    base.tvm_ffi = tvm;
   }
 
   std::vector<std::optional<config::Version>> toolkits;

@@ -65,9 +65,8 @@ ProjectVariant make_variant(VariantName name, Backend backend, std::optional<Bui
 util::Result<HostSystem> this_host() {
   utsname info{};
   if (uname(&info) != 0) return util::Error(util::ErrorKind::io, "Cannot determine the host system (uname failed)");
-  auto cpu = normalize_cpu(info.machine);
-  if (!cpu) return std::move(cpu).error();
-  return HostSystem{cpu.value(), normalize_os(info.sysname).os};
+  KB_TRY_ASSIGN(auto cpu, normalize_cpu(info.machine));
+  return HostSystem{cpu, normalize_os(info.sysname).os};
 }
 
 std::optional<std::string> backend_without_variant(const BuildConfig& config, Backend backend) {
@@ -98,18 +97,15 @@ util::Result<ProjectVariants> project_variants(const Matrix& matrix, const Build
     if (!config.is_arch_backend(set.backend)) continue;  // noarch backends are added below
     if (const auto* torch = std::get_if<config::TorchConfig>(&config.framework)) {
       if (auto stable = torch->stable_abi_for(set.backend)) {
-        auto name = name_for(set, VariantKind::stable_abi, MajorMinor::from(*stable));
-        if (!name) return std::move(name).error();
-        add_dedup(out.variants, make_variant(std::move(name).value(), set.backend, set, set.bundle));
+        KB_TRY_ASSIGN(auto name, name_for(set, VariantKind::stable_abi, MajorMinor::from(*stable)));
+        add_dedup(out.variants, make_variant(std::move(name), set.backend, set, set.bundle));
         continue;
       }
-      auto name = name_for(set, VariantKind::torch_arch, set.torch_major_minor());
-      if (!name) return std::move(name).error();
-      add_dedup(out.variants, make_variant(std::move(name).value(), set.backend, set, set.bundle));
+      KB_TRY_ASSIGN(auto name, name_for(set, VariantKind::torch_arch, set.torch_major_minor()));
+      add_dedup(out.variants, make_variant(std::move(name), set.backend, set, set.bundle));
     } else if (config.is_tvm_ffi()) {
-      auto name = name_for(set, VariantKind::tvm_ffi, MajorMinor::from(*set.tvm_ffi));
-      if (!name) return std::move(name).error();
-      add_dedup(out.variants, make_variant(std::move(name).value(), set.backend, set, set.bundle));
+      KB_TRY_ASSIGN(auto name, name_for(set, VariantKind::tvm_ffi, MajorMinor::from(*set.tvm_ffi)));
+      add_dedup(out.variants, make_variant(std::move(name), set.backend, set, set.bundle));
     }
   }
 
@@ -130,10 +126,9 @@ util::Result<std::vector<ProjectVariant>> arch_form_variants(const Matrix& matri
   for (const BuildSet& set : matrix.build_sets) {
     if (!on_host(set, host) || !build_set_applies(set, config)) continue;
     if (config.is_tvm_ffi() && !config.is_arch_backend(set.backend)) continue;  // cannot be built at all
-    auto name = config.is_tvm_ffi() ? name_for(set, VariantKind::tvm_ffi, MajorMinor::from(*set.tvm_ffi))
-                                     : name_for(set, VariantKind::torch_arch, set.torch_major_minor());
-    if (!name) return std::move(name).error();
-    add_dedup(out, make_variant(std::move(name).value(), set.backend, set, set.bundle));
+    KB_TRY_ASSIGN(auto name, config.is_tvm_ffi() ? name_for(set, VariantKind::tvm_ffi, MajorMinor::from(*set.tvm_ffi))
+                                     : name_for(set, VariantKind::torch_arch, set.torch_major_minor()));
+    add_dedup(out, make_variant(std::move(name), set.backend, set, set.bundle));
   }
   return out;
 }

@@ -114,11 +114,9 @@ util::Result<std::string> fill_card(const config::BuildConfig& config, const fs:
   if (!fs::is_regular_file(template_path)) {
     return util::Error(util::ErrorKind::not_found, "CARD.md template not found at `" + template_path.string() + "`");
   }
-  auto source = util::read_file(template_path);
-  if (!source) return std::move(source).error();
-  auto context = card_context(config, kernel_dir);
-  if (!context) return std::move(context).error();
-  return templating::render_template(*source, *context, template_path.string(), templating::Undefined::lenient);
+  KB_TRY_ASSIGN(auto source, util::read_file(template_path));
+  KB_TRY_ASSIGN(auto context, card_context(config, kernel_dir));
+  return templating::render_template(source, context, template_path.string(), templating::Undefined::lenient);
 }
 
 }  // namespace kb::codegen::card

@@ -259,9 +259,8 @@ util::Error undefined_error(const Evaluation& evaluation, const std::string& wha
 }  // namespace
 
 util::Result<Expression> parse_expression(std::string_view text) {
-  auto tokens = tokenize(text);
-  if (!tokens) return std::move(tokens).error();
-  return Parser(std::move(*tokens)).parse_all();
+  KB_TRY_ASSIGN(auto tokens, tokenize(text));
+  return Parser(std::move(tokens)).parse_all();
 }
 
 util::Result<Value> evaluate(const Expression& e, const Evaluation& evaluation) {

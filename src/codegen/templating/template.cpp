@@ -154,12 +154,11 @@ class BlockParser {
         continue;
       }
       if (piece.kind == Piece::Kind::output) {
-        auto expression = expression_of(piece.content, piece.line);
-        if (!expression) return std::move(expression).error();
+        KB_TRY_ASSIGN(auto expression, expression_of(piece.content, piece.line));
         Node node;
         node.kind = Node::Kind::output;
         node.line = piece.line;
-        node.expression = std::move(*expression);
+        node.expression = std::move(expression);
         nodes.push_back(std::move(node));
         continue;
       }
@@ -173,13 +172,11 @@ class BlockParser {
         }
       }
       if (keyword == "if") {
-        auto node = parse_if(depth, rest, piece.line);
-        if (!node) return std::move(node).error();
-        nodes.push_back(std::move(*node));
+        KB_TRY_ASSIGN(auto node, parse_if(depth, rest, piece.line));
+        nodes.push_back(std::move(node));
       } else if (keyword == "for") {
-        auto node = parse_for(depth, rest, piece.line);
-        if (!node) return std::move(node).error();
-        nodes.push_back(std::move(*node));
+        KB_TRY_ASSIGN(auto node, parse_for(depth, rest, piece.line));
+        nodes.push_back(std::move(node));
       } else if (keyword == "endif" || keyword == "endfor" || keyword == "elif" || keyword == "else") {
         stopped_by = keyword;
         return nodes;
@@ -196,12 +193,11 @@ class BlockParser {
     node.line = line;
     std::string condition = condition_text;
     for (;;) {
-      auto condition_expression = expression_of(condition, line);
-      if (!condition_expression) return std::move(condition_expression).error();
+      KB_TRY_ASSIGN(auto condition_expression, expression_of(condition, line));
       std::string stopped;
       auto body = parse_block(depth + 1, {"elif", "else", "endif"}, stopped);
       if (!body) return std::move(body).error();
-      node.branches.emplace_back(std::move(*condition_expression), std::move(*body));
+      node.branches.emplace_back(std::move(condition_expression), std::move(*body));
       if (stopped == "elif") {
         condition = stopped_rest_;
         continue;
@@ -228,9 +224,8 @@ class BlockParser {
     node.line = line;
     node.variable = words[0];
     std::string subject = header.substr(header.find(" in ") + 4);
-    auto expression = expression_of(subject, line);
-    if (!expression) return std::move(expression).error();
-    node.expression = std::move(*expression);
+    KB_TRY_ASSIGN(auto expression, expression_of(subject, line));
+    node.expression = std::move(expression);
     std::string stopped;
     auto body = parse_block(depth + 1, {"endfor"}, stopped);
     if (!body) return std::move(body).error();
@@ -263,17 +258,15 @@ util::Status Renderer::render_nodes(const std::vector<Node>& nodes, std::string&
     switch (node.kind) {
       case Node::Kind::text: out += node.text; break;
       case Node::Kind::output: {
-        auto value = evaluate_at(node.expression, node.line);
-        if (!value) return std::move(value).error();
-        out += value->str();
+        KB_TRY_ASSIGN(auto value, evaluate_at(node.expression, node.line));
+        out += value.str();
         break;
       }
       case Node::Kind::branch: {
         const std::vector<Node>* chosen = &node.otherwise;
         for (const auto& [condition, body] : node.branches) {
-          auto value = evaluate_at(condition, node.line);
-          if (!value) return std::move(value).error();
-          if (value->truthy()) {
+          KB_TRY_ASSIGN(auto value, evaluate_at(condition, node.line));
+          if (value.truthy()) {
             chosen = &body;
             break;
           }
@@ -282,9 +275,8 @@ util::Status Renderer::render_nodes(const std::vector<Node>& nodes, std::string&
         break;
       }
       case Node::Kind::loop: {
-        auto subject = evaluate_at(node.expression, node.line);
-        if (!subject) return std::move(subject).error();
-        const auto& items = subject->list;
+        KB_TRY_ASSIGN(auto subject, evaluate_at(node.expression, node.line));
+        const auto& items = subject.list;
         for (size_t i = 0; i < items.size(); ++i) {
           Context frame;
           frame[node.variable] = items[i];
@@ -362,13 +354,11 @@ bool Value::operator==(const Value& other) const {
 
 util::Result<std::string> render_template(std::string_view source, const Context& context, std::string_view name,
                                           Undefined undefined) {
-  auto pieces = lex(source, name);
-  if (!pieces) return std::move(pieces).error();
-  auto nodes = BlockParser(*pieces, name).parse_document();
-  if (!nodes) return std::move(nodes).error();
+  KB_TRY_ASSIGN(auto pieces, lex(source, name));
+  KB_TRY_ASSIGN(auto nodes, BlockParser(pieces, name).parse_document());
   std::string out;
   Renderer renderer{name, undefined, {&context}};
-  KB_TRY(renderer.render_nodes(*nodes, out));
+  KB_TRY(renderer.render_nodes(nodes, out));
   return out;
 }
 

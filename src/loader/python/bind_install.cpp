@@ -37,10 +37,9 @@ DependencyCheck python_dependency_check(const std::string& detected_backend, con
   // check (with the GIL released) never touches a Python reference count.
   const py::object* probe_ref = &probe;
   return [detected_backend, probe_ref](const metadata::Metadata& metadata, const std::string&) -> util::Status {
-    auto modules = required_modules(metadata, detected_backend);
-    if (!modules) return std::move(modules).error();
+    KB_TRY_ASSIGN(auto modules, required_modules(metadata, detected_backend));
     py::gil_scoped_acquire gil;
-    for (const auto& module : *modules) {
+    for (const auto& module : modules) {
       if (!(*probe_ref)(module.import_name).cast<bool>()) {
         util::Error error(util::ErrorKind::permission, missing_python_dependency(metadata.name, module.pkg));
         error.code = kMissingPythonDependency;  // re-raised as ImportError by `install`
