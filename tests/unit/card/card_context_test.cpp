@@ -14,7 +14,7 @@ namespace {
 using templating::Context;
 using templating::Value;
 
-TEST(python_all_list, reads_first_top_level_assignment) {
+TEST(python_all_list, ReadsFirstTopLevelAssignment) {
   EXPECT_EQ(*python_all_list("import x\n__all__ = [\n  \"relu\",  # c\n  'layers',\n]\n"),
             (std::vector<std::string>{"relu", "layers"}));
   EXPECT_FALSE(python_all_list("    __all__ = ['x']\n").has_value());
@@ -22,7 +22,7 @@ TEST(python_all_list, reads_first_top_level_assignment) {
             (std::vector<std::string>{"ReLU", "Gelu"}));
 }
 
-TEST(render_template, init_template_golden) {
+TEST(render_template, InitTemplateGolden) {
   auto source = util::read_file(std::filesystem::path(KB_TEST_DATA_DIR) / ".." / "templates" / "init" / "CARD.md");
   ASSERT_TRUE(source.ok());
   // The init scaffold stores the template inside a raw block; unwrap it as `init` does.

@@ -6,12 +6,12 @@
 namespace kb::codegen::templating {
 namespace {
 
-TEST(render_path, substitutes_known_names) {
+TEST(render_path, SubstitutesKnownNames) {
   EXPECT_EQ(render_path("{n}_cuda/{n}.cu", {{"n", "my_kernel"}}), "my_kernel_cuda/my_kernel.cu");
   EXPECT_EQ(render_path("torch-ext/{n}/__init__.py", {{"n", "relu"}}), "torch-ext/relu/__init__.py");
 }
 
-TEST(render_path, keeps_unknown_names_and_lone_braces) {
+TEST(render_path, KeepsUnknownNamesAndLoneBraces) {
   EXPECT_EQ(render_path("{other}/x", {{"n", "k"}}), "{other}/x");
   EXPECT_EQ(render_path("a{b/{n}", {{"n", "k"}}), "a{b/k");
   EXPECT_EQ(render_path("a{n", {{"n", "k"}}), "a{n");

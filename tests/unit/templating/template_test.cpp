@@ -12,7 +12,7 @@ std::string render(const std::string& source, const Context& context = {}) {
   return out.ok() ? *out : "";
 }
 
-TEST(render_template, variables_conditions_loops_and_trim_blocks) {
+TEST(render_template, VariablesConditionsLoopsAndTrimBlocks) {
   Context c{{"name", Value::of(std::string("relu"))}, {"items", Value::strings({"a", "b"})}, {"n", Value::of(int64_t{2})}};
   EXPECT_EQ(render("x {{ name }} {{ n }}\n", c), "x relu 2\n");
   EXPECT_EQ(render("{% for i in items %}\n- {{ i }}{% if not loop.last %},{% endif %}\n{% endfor %}\n", c), "- a,- b");
@@ -22,11 +22,11 @@ TEST(render_template, variables_conditions_loops_and_trim_blocks) {
   EXPECT_EQ(render("{# note #}\nx"), "x");
 }
 
-TEST(render_template, raw_blocks_are_literal) {
+TEST(render_template, RawBlocksAreLiteral) {
   EXPECT_EQ(render("{% raw %}\n{{ x }} {% if %}\n{% endraw %}\nend"), "{{ x }} {% if %}\nend");
 }
 
-TEST(render_template, reports_syntax_errors_with_line) {
+TEST(render_template, ReportsSyntaxErrorsWithLine) {
   auto unclosed = render_template("a\n{% if x %}\nb", {}, "CARD.md");
   ASSERT_FALSE(unclosed.ok());
   EXPECT_EQ(unclosed.error().message, "CARD.md:2: `{% if %}` without `{% endif %}`");
@@ -40,11 +40,11 @@ TEST(render_template, reports_syntax_errors_with_line) {
   EXPECT_FALSE(render_template("{{ " + nested + " }}", {}, "t").ok());
 }
 
-TEST(render_template, lenient_undefined_names_are_false) {
+TEST(render_template, LenientUndefinedNamesAreFalse) {
   EXPECT_EQ(render("{% if missing %}A{% else %}B{% endif %}{% if loop.index %}C{% endif %}"), "B");
 }
 
-TEST(render_template, strict_undefined_names_are_errors_naming_the_template) {
+TEST(render_template, StrictUndefinedNamesAreErrorsNamingTheTemplate) {
   Context c = string_context({{"name", "relu"}});
   c["cuda"] = Value::of(true);
   auto ok = render_template("{{ name }}\n{% if cuda %}\ncuda\n{% endif %}\n", c, "t", Undefined::strict);
@@ -63,7 +63,7 @@ TEST(render_template, strict_undefined_names_are_errors_naming_the_template) {
   EXPECT_TRUE(render_template("{% if false %}{{ nmae }}{% endif %}", c, "t", Undefined::strict).ok());
 }
 
-TEST(render_template, literal_jinja_syntax_through_raw) {
+TEST(render_template, LiteralJinjaSyntaxThroughRaw) {
   Context c = string_context({{"name", "relu"}});
   // A C++ brace-init and a Python f-string with doubled braces, kept by a raw block.
   EXPECT_EQ(render("{% raw %}int a[1][1] = {{0}};\nf\"{{x}}\"{% endraw %} {{ name }}", c),
@@ -72,7 +72,7 @@ TEST(render_template, literal_jinja_syntax_through_raw) {
   EXPECT_EQ(render("${KB_DIR} {\"a\": {1}} {{ name }}", c), "${KB_DIR} {\"a\": {1}} relu");
 }
 
-TEST(render_template, values_are_not_rendered_again) {
+TEST(render_template, ValuesAreNotRenderedAgain) {
   EXPECT_EQ(render("{{ a }}", string_context({{"a", "{{ b }} {% if %}"}})), "{{ b }} {% if %}");
 }
 

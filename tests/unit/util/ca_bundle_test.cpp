@@ -31,7 +31,7 @@ struct TempDir {
 
 }  // namespace
 
-TEST(find_ca_bundle, a_set_variable_wins_in_order) {
+TEST(find_ca_bundle, ASetVariableWinsInOrder) {
   TempDir dir;
   auto distro = dir.file("distro.crt");
   EXPECT_EQ(find_ca_bundle(environment({{"CURL_CA_BUNDLE", "/c.pem"}, {"REQUESTS_CA_BUNDLE", "/r.pem"}}), {distro}),
@@ -40,13 +40,13 @@ TEST(find_ca_bundle, a_set_variable_wins_in_order) {
             fs::path("/s.pem"));
 }
 
-TEST(find_ca_bundle, empty_variables_are_skipped) {
+TEST(find_ca_bundle, EmptyVariablesAreSkipped) {
   TempDir dir;
   auto distro = dir.file("distro.crt");
   EXPECT_EQ(find_ca_bundle(environment({{"SSL_CERT_FILE", ""}, {"CURL_CA_BUNDLE", ""}}), {distro}), distro);
 }
 
-TEST(find_ca_bundle, first_existing_candidate_of_the_layouts) {
+TEST(find_ca_bundle, FirstExistingCandidateOfTheLayouts) {
   TempDir dir;
   auto fedora = dir.file("fedora.crt");
   auto alpine = dir.file("alpine.pem");
@@ -55,7 +55,7 @@ TEST(find_ca_bundle, first_existing_candidate_of_the_layouts) {
   EXPECT_EQ(find_ca_bundle(environment({}), {dir.path}), std::nullopt);  // a directory is no bundle
 }
 
-TEST(find_ca_bundle, knows_debian_and_fedora_layouts) {
+TEST(find_ca_bundle, KnowsDebianAndFedoraLayouts) {
   const auto& candidates = ca_bundle_candidates();
   auto has = [&](const char* path) { return std::find(candidates.begin(), candidates.end(), fs::path(path)) != candidates.end(); };
   EXPECT_TRUE(has("/etc/ssl/certs/ca-certificates.crt"));

@@ -4,7 +4,7 @@
 
 using namespace kb::util;
 
-TEST(find_embedded, finds_a_file_by_its_whole_path) {
+TEST(find_embedded, FindsAFileByItsWholePath) {
   const std::vector<EmbeddedFile> files = {{"a.json", "{}"}, {"dir/b.py", "print()"}};
   EXPECT_EQ(find_embedded(files, "dir/b.py"), std::optional<std::string_view>("print()"));
   EXPECT_EQ(find_embedded(files, "b.py"), std::nullopt);

@@ -4,7 +4,7 @@
 
 using namespace kb::util;
 
-TEST(write_file_atomic, replaces_content_and_leaves_no_temporary) {
+TEST(write_file_atomic, ReplacesContentAndLeavesNoTemporary) {
   TempDir dir;
   auto path = dir.path() / "sub" / "file.txt";
   ASSERT_TRUE(write_file_atomic(path, "one").ok());
@@ -13,13 +13,13 @@ TEST(write_file_atomic, replaces_content_and_leaves_no_temporary) {
   EXPECT_EQ(list_files_recursive(dir.path()), (std::vector<std::string>{"sub/file.txt"}));
 }
 
-TEST(read_file, reports_missing_file) {
+TEST(read_file, ReportsMissingFile) {
   auto r = read_file("/nonexistent/x");
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().message, "Cannot open `/nonexistent/x` for reading");
 }
 
-TEST(list_files_recursive, lists_symlinks_under_their_own_name) {
+TEST(list_files_recursive, ListsSymlinksUnderTheirOwnName) {
   TempDir dir;
   ASSERT_TRUE(write_file_atomic(dir.path() / "blobs" / "abc", "x").ok());
   fs::create_directories(dir.path() / "variant");

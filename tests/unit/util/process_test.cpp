@@ -10,7 +10,7 @@
 
 using namespace kb::util;
 
-TEST(run_process, captures_output_and_exit_code) {
+TEST(run_process, CapturesOutputAndExitCode) {
   ProcessOptions options;
   options.env["KB_TEST_VALUE"] = "42";
   auto r = run_process({"sh", "-c", "echo out$KB_TEST_VALUE; echo err >&2; exit 3"}, options);
@@ -20,7 +20,7 @@ TEST(run_process, captures_output_and_exit_code) {
   EXPECT_EQ(r->stderr_text, "err\n");
 }
 
-TEST(run_process, feeds_stdin) {
+TEST(run_process, FeedsStdin) {
   ProcessOptions options;
   options.stdin_data = "abc";
   auto r = run_process({"cat"}, options);
@@ -28,7 +28,7 @@ TEST(run_process, feeds_stdin) {
   EXPECT_EQ(r->stdout_text, "abc");
 }
 
-TEST(run_process, reads_stdin_from_a_descriptor_written_later) {
+TEST(run_process, ReadsStdinFromADescriptorWrittenLater) {
   int fds[2];
   ASSERT_EQ(::pipe2(fds, O_CLOEXEC), 0);
   std::optional<Result<ProcessResult>> result;
@@ -45,6 +45,6 @@ TEST(run_process, reads_stdin_from_a_descriptor_written_later) {
   EXPECT_EQ((*result)->stdout_text, "late\n");
 }
 
-TEST(run_process, fails_for_unknown_program) {
+TEST(run_process, FailsForUnknownProgram) {
   EXPECT_FALSE(run_process({"definitely-not-a-program-kb"}).ok());
 }

@@ -4,7 +4,7 @@
 
 using namespace kb::util;
 
-TEST(parse_size, reads_suffixes_as_powers_of_1024) {
+TEST(parse_size, ReadsSuffixesAsPowersOf1024) {
   EXPECT_EQ(parse_size("0").value(), 0u);
   EXPECT_EQ(parse_size("512").value(), 512u);
   EXPECT_EQ(parse_size("512B").value(), 512u);
@@ -19,7 +19,7 @@ TEST(parse_size, reads_suffixes_as_powers_of_1024) {
   EXPECT_EQ(parse_size("16777215T").value(), uint64_t{16777215} << 40);
 }
 
-TEST(parse_size, refuses_what_is_not_a_byte_count) {
+TEST(parse_size, RefusesWhatIsNotAByteCount) {
   for (const char* text : {"", "-1", "+1", "1.5G", " 1G", "1 G", "G", "1X", "1KB2", "1iB", "1Gi", "1e9",
                            "18446744073709551616", "16777216T", "1KiBB", "0x10"}) {
     auto result = parse_size(text);
@@ -30,7 +30,7 @@ TEST(parse_size, refuses_what_is_not_a_byte_count) {
   }
 }
 
-TEST(format_size, picks_the_largest_exact_suffix) {
+TEST(format_size, PicksTheLargestExactSuffix) {
   EXPECT_EQ(format_size(0), "0");
   EXPECT_EQ(format_size(1000), "1000");
   EXPECT_EQ(format_size(1536 * 1024), "1536K");
@@ -40,7 +40,7 @@ TEST(format_size, picks_the_largest_exact_suffix) {
   EXPECT_EQ(format_size(uint64_t{1} << 50), "1024T");
 }
 
-TEST(format_size, round_trips_through_parse_size) {
+TEST(format_size, RoundTripsThroughParseSize) {
   for (uint64_t bytes : {uint64_t{0}, uint64_t{1}, uint64_t{1023}, uint64_t{1024}, uint64_t{3} << 20,
                          (uint64_t{5} << 40) + 1024, UINT64_MAX, uint64_t{1} << 63}) {
     EXPECT_EQ(parse_size(format_size(bytes)).value(), bytes) << bytes;

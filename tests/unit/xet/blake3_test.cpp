@@ -35,7 +35,7 @@ std::string input_of_length(size_t length) {
   return input;
 }
 
-TEST(Blake3, matches_official_vectors_plain_and_keyed_with_extended_output) {
+TEST(Blake3, MatchesOfficialVectorsPlainAndKeyedWithExtendedOutput) {
   Vectors vectors = load_vectors();
   ASSERT_GE(vectors.cases.size(), 30u);
   for (const auto& c : vectors.cases) {
@@ -55,7 +55,7 @@ TEST(Blake3, matches_official_vectors_plain_and_keyed_with_extended_output) {
   }
 }
 
-TEST(Blake3, digest_is_independent_of_how_the_input_is_split) {
+TEST(Blake3, DigestIsIndependentOfHowTheInputIsSplit) {
   Vectors vectors = load_vectors();
   for (const auto& c : vectors.cases) {
     size_t length = c["input_len"];

@@ -30,7 +30,7 @@ std::vector<size_t> reference_chunk_lengths(std::string_view data) {
   return lengths;
 }
 
-TEST(chunk_lengths, equal_the_specs_byte_by_byte_algorithm) {
+TEST(chunk_lengths, EqualTheSpecsByteByByteAlgorithm) {
   for (const char* kind : {"random", "low-entropy", "zeros"}) {
     std::string data = testing::generate(kind, 3'000'000, 11);
     auto lengths = chunk_lengths(data);
@@ -42,7 +42,7 @@ TEST(chunk_lengths, equal_the_specs_byte_by_byte_algorithm) {
 // The first admissible boundary, at exactly kMinChunkSize bytes, depends on all of the last 64
 // bytes (the chunker must not skip hashing any of them). Choose the last three bytes so that the
 // spec's algorithm cuts there.
-TEST(chunk_lengths, boundary_at_exactly_the_minimum_size) {
+TEST(chunk_lengths, BoundaryAtExactlyTheMinimumSize) {
   std::string data = testing::generate("random", 3 * kMinChunkSize, 41);
   uint64_t prefix = 0;
   for (size_t i = 0; i + 3 < kMinChunkSize; ++i) prefix = (prefix << 1) + kGearTable[uint8_t(data[i])];
@@ -69,7 +69,7 @@ TEST(chunk_lengths, boundary_at_exactly_the_minimum_size) {
   EXPECT_EQ(chunk_lengths(data), reference_chunk_lengths(data));
 }
 
-TEST(chunk_lengths, respect_minimum_and_maximum_except_for_the_last_chunk) {
+TEST(chunk_lengths, RespectMinimumAndMaximumExceptForTheLastChunk) {
   std::string data = testing::generate("random", 5'000'000, 3);
   auto lengths = chunk_lengths(data);
   size_t total = 0;
@@ -90,14 +90,14 @@ TEST(chunk_lengths, respect_minimum_and_maximum_except_for_the_last_chunk) {
   for (size_t i = 0; i + 1 < zeros.size(); ++i) EXPECT_EQ(zeros[i], kMaxChunkSize);
 }
 
-TEST(chunk_lengths, small_and_empty_inputs) {
+TEST(chunk_lengths, SmallAndEmptyInputs) {
   EXPECT_TRUE(chunk_lengths("").empty());
   EXPECT_EQ(chunk_lengths("x"), std::vector<size_t>{1});
   std::string below_minimum = testing::generate("random", kMinChunkSize - 1, 5);
   EXPECT_EQ(chunk_lengths(below_minimum), std::vector<size_t>{kMinChunkSize - 1});
 }
 
-TEST(Chunker, streaming_in_any_pieces_gives_the_same_chunks) {
+TEST(Chunker, StreamingInAnyPiecesGivesTheSameChunks) {
   std::string data = testing::generate("random", 800'000, 9);
   auto expected = chunk_lengths(data);
   ASSERT_GT(expected.size(), 5u);

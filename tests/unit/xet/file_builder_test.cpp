@@ -45,7 +45,7 @@ std::string reconstruct(const Built& built) {
   return out;
 }
 
-TEST(FileBuilder, file_hash_equals_hf_xets_and_the_description_verifies) {
+TEST(FileBuilder, FileHashEqualsHfXetsAndTheDescriptionVerifies) {
   auto json = nlohmann::json::parse(testing::read_bytes(testing::data_dir() / "hf_xet_file_hashes.json"));
   for (const auto& c : json["cases"]) {
     if (c["size"].get<size_t>() < 1'000'000) continue;
@@ -67,7 +67,7 @@ TEST(FileBuilder, file_hash_equals_hf_xets_and_the_description_verifies) {
   }
 }
 
-TEST(FileBuilder, content_over_64_mib_spans_several_xorbs) {
+TEST(FileBuilder, ContentOver64MibSpansSeveralXorbs) {
   std::string data = testing::generate("random", kMaxXorbChunkData + 3'000'000, 77);
   Built built = build(data, 1 << 20);
   EXPECT_EQ(built.xorbs.size(), 2u);
@@ -76,7 +76,7 @@ TEST(FileBuilder, content_over_64_mib_spans_several_xorbs) {
   EXPECT_EQ(reconstruct(built), data);
 }
 
-TEST(FileBuilder, empty_content_has_no_terms_and_the_zero_hash) {
+TEST(FileBuilder, EmptyContentHasNoTermsAndTheZeroHash) {
   Built built = build("", 1);
   EXPECT_TRUE(built.file.terms.empty());
   EXPECT_TRUE(built.xorbs.empty());

@@ -21,17 +21,17 @@ MerkleHash counting_hash() {
 }
 
 // The spec's example string lacks the byte `10` (62 digits); this is the full 64-digit value.
-TEST(hash_to_string, reverses_each_eight_byte_group_as_in_the_spec_example) {
+TEST(hash_to_string, ReversesEachEightByteGroupAsInTheSpecExample) {
   EXPECT_EQ(hash_to_string(counting_hash()), "07060504030201000f0e0d0c0b0a090817161514131211101f1e1d1c1b1a1918");
 }
 
-TEST(hash_from_string, inverts_hash_to_string) {
+TEST(hash_from_string, InvertsHashToString) {
   auto parsed = hash_from_string("07060504030201000f0e0d0c0b0a090817161514131211101f1e1d1c1b1a1918");
   ASSERT_TRUE(parsed.ok());
   EXPECT_EQ(*parsed, counting_hash());
 }
 
-TEST(hash_from_string, refuses_anything_but_64_lowercase_hex_digits) {
+TEST(hash_from_string, RefusesAnythingBut64LowercaseHexDigits) {
   for (std::string text : {std::string(63, '0'), std::string(65, '0'), std::string(64, 'g'),
                            std::string("07060504030201000F0E0D0C0B0A0908171615141312111F1E1D1C1B1A1918"), std::string()}) {
     auto parsed = hash_from_string(text);
@@ -41,7 +41,7 @@ TEST(hash_from_string, refuses_anything_but_64_lowercase_hex_digits) {
   }
 }
 
-TEST(xorb_hash, of_one_chunk_is_the_chunk_hash_and_of_none_all_zero) {
+TEST(xorb_hash, OfOneChunkIsTheChunkHashAndOfNoneAllZero) {
   ChunkHashAndSize one{chunk_hash("abc"), 3};
   EXPECT_EQ(xorb_hash(std::span(&one, 1)), one.hash);
   EXPECT_EQ(xorb_hash({}), MerkleHash{});
@@ -50,7 +50,7 @@ TEST(xorb_hash, of_one_chunk_is_the_chunk_hash_and_of_none_all_zero) {
   EXPECT_EQ(file_hash(std::span(&one, 1)), keyed_hash(MerkleHash{}, one.hash));
 }
 
-TEST(xorb_hash, depends_on_chunk_sizes_and_order) {
+TEST(xorb_hash, DependsOnChunkSizesAndOrder) {
   std::vector<ChunkHashAndSize> chunks;
   for (int i = 0; i < 20; ++i) chunks.push_back({chunk_hash(std::to_string(i)), uint64_t(1000 + i)});
   MerkleHash base = xorb_hash(chunks);
@@ -62,7 +62,7 @@ TEST(xorb_hash, depends_on_chunk_sizes_and_order) {
   EXPECT_NE(xorb_hash(swapped), base);
 }
 
-TEST(file_hash, equals_hf_xet_on_generated_inputs) {
+TEST(file_hash, EqualsHfXetOnGeneratedInputs) {
   auto json = nlohmann::json::parse(testing::read_bytes(testing::data_dir() / "hf_xet_file_hashes.json"));
   ASSERT_GE(json["cases"].size(), 10u);
   for (const auto& c : json["cases"]) {
@@ -75,7 +75,7 @@ TEST(file_hash, equals_hf_xet_on_generated_inputs) {
   }
 }
 
-TEST(is_global_dedup_eligible, looks_at_the_last_eight_byte_group_mod_1024) {
+TEST(is_global_dedup_eligible, LooksAtTheLastEightByteGroupMod1024) {
   MerkleHash hash{};
   EXPECT_TRUE(is_global_dedup_eligible(hash));
   hash[24] = 1;  // low byte of the last little-endian u64

@@ -87,7 +87,7 @@ std::string assemble(const World& world, const Reconstruction& plan) {
   return out.substr(plan.offset_into_first_range, plan.length);
 }
 
-TEST(plan_reconstruction, whole_file_uses_every_term_and_merges_overlapping_ranges) {
+TEST(plan_reconstruction, WholeFileUsesEveryTermAndMergesOverlappingRanges) {
   World world = make_world();
   auto plan = plan_reconstruction(world.terms, std::nullopt, world.lookup());
   ASSERT_TRUE(plan.ok());
@@ -106,7 +106,7 @@ TEST(plan_reconstruction, whole_file_uses_every_term_and_merges_overlapping_rang
   EXPECT_EQ(assemble(world, *plan), world.content);
 }
 
-TEST(plan_reconstruction, byte_ranges_give_exactly_the_requested_bytes) {
+TEST(plan_reconstruction, ByteRangesGiveExactlyTheRequestedBytes) {
   World world = make_world();
   uint64_t size = world.content.size();
   uint64_t second_term = world.terms[0].unpacked_size;
@@ -132,7 +132,7 @@ TEST(plan_reconstruction, byte_ranges_give_exactly_the_requested_bytes) {
   EXPECT_EQ(assemble(world, *plan), world.content.substr(second_chunk));
 }
 
-TEST(plan_reconstruction, refuses_a_range_starting_at_or_after_the_end) {
+TEST(plan_reconstruction, RefusesARangeStartingAtOrAfterTheEnd) {
   World world = make_world();
   uint64_t size = world.content.size();
   for (RequestedRange range : {RequestedRange{size, std::nullopt}, RequestedRange{size + 5, size + 9},
@@ -146,7 +146,7 @@ TEST(plan_reconstruction, refuses_a_range_starting_at_or_after_the_end) {
   EXPECT_TRUE(empty->terms.empty());
 }
 
-TEST(plan_reconstruction, refuses_unknown_xorbs_and_terms_that_disagree_with_the_xorb) {
+TEST(plan_reconstruction, RefusesUnknownXorbsAndTermsThatDisagreeWithTheXorb) {
   World world = make_world();
   auto terms = world.terms;
   terms[1].xorb_hash[0] ^= 1;
@@ -165,7 +165,7 @@ TEST(plan_reconstruction, refuses_unknown_xorbs_and_terms_that_disagree_with_the
   EXPECT_EQ(outside.error().code, error_code::kChunkRangeOutOfBounds);
 }
 
-TEST(reconstruction_json, v1_and_v2_carry_terms_ranges_and_urls_in_the_protocols_shape) {
+TEST(reconstruction_json, V1AndV2CarryTermsRangesAndUrlsInTheProtocolsShape) {
   World world = make_world();
   auto plan = plan_reconstruction(world.terms, RequestedRange{100, 500'000}, world.lookup());
   ASSERT_TRUE(plan.ok());

@@ -59,7 +59,7 @@ void expect_malformed(std::string_view bytes, const char* what) {
   EXPECT_EQ(parsed.error().code, error_code::kMalformedShard);
 }
 
-TEST(parse_shard, reads_the_shard_hf_xet_uploaded_and_serializes_it_back_byte_for_byte) {
+TEST(parse_shard, ReadsTheShardHfXetUploadedAndSerializesItBackByteForByte) {
   Upload upload = uploaded();
   auto shard = parse_shard(upload.shard_bytes);
   ASSERT_TRUE(shard.ok()) << shard.error().causes.at(0);
@@ -70,7 +70,7 @@ TEST(parse_shard, reads_the_shard_hf_xet_uploaded_and_serializes_it_back_byte_fo
   EXPECT_EQ(serialize_shard(*shard), upload.shard_bytes);
 }
 
-TEST(parse_shard, files_decode_to_the_uploaded_bytes) {
+TEST(parse_shard, FilesDecodeToTheUploadedBytes) {
   Upload upload = uploaded();
   auto shard = parse_shard(upload.shard_bytes);
   ASSERT_TRUE(shard.ok());
@@ -94,7 +94,7 @@ TEST(parse_shard, files_decode_to_the_uploaded_bytes) {
   }
 }
 
-TEST(verify_uploaded_shard, accepts_the_shard_hf_xet_uploaded) {
+TEST(verify_uploaded_shard, AcceptsTheShardHfXetUploaded) {
   Upload upload = uploaded();
   auto shard = parse_shard(upload.shard_bytes);
   ASSERT_TRUE(shard.ok());
@@ -102,7 +102,7 @@ TEST(verify_uploaded_shard, accepts_the_shard_hf_xet_uploaded) {
   EXPECT_TRUE(status.ok()) << status.error().message << ": " << status.error().causes.at(0);
 }
 
-TEST(check_shard_cost, admits_hf_xets_shard_and_refuses_a_small_shard_naming_many_chunks) {
+TEST(check_shard_cost, AdmitsHfXetsShardAndRefusesASmallShardNamingManyChunks) {
   Upload upload = uploaded();
   auto shard = parse_shard(upload.shard_bytes);
   ASSERT_TRUE(shard.ok());
@@ -122,7 +122,7 @@ TEST(check_shard_cost, admits_hf_xets_shard_and_refuses_a_small_shard_naming_man
   EXPECT_EQ(verification_budget(1 << 20).content_bytes, (uint64_t{1} << 20) * kVerifyBytesPerShardByte);
 }
 
-TEST(verify_uploaded_shard, refuses_tampered_hashes_sizes_ranges_and_unknown_xorbs) {
+TEST(verify_uploaded_shard, RefusesTamperedHashesSizesRangesAndUnknownXorbs) {
   Upload upload = uploaded();
   Shard shard = *parse_shard(upload.shard_bytes);
   auto lookup = lookup_in(upload.xorb);
@@ -163,7 +163,7 @@ TEST(verify_uploaded_shard, refuses_tampered_hashes_sizes_ranges_and_unknown_xor
   }
 }
 
-TEST(parse_shard, refuses_malformed_shards) {
+TEST(parse_shard, RefusesMalformedShards) {
   Upload upload = uploaded();
   const std::string& good = upload.shard_bytes;
   expect_malformed("", "empty");
@@ -195,13 +195,13 @@ TEST(parse_shard, refuses_malformed_shards) {
   expect_malformed(serialize_shard(empty_range), "empty chunk range");
 }
 
-TEST(parse_shard, refuses_more_than_64_mib) {
+TEST(parse_shard, RefusesMoreThan64Mib) {
   auto parsed = parse_shard(std::string(kMaxShardSize + 1, '\0'));
   ASSERT_FALSE(parsed.ok());
   EXPECT_EQ(parsed.error().code, error_code::kShardTooLarge);
 }
 
-TEST(serialize_shard, global_dedup_answers_with_footer_round_trip) {
+TEST(serialize_shard, GlobalDedupAnswersWithFooterRoundTrip) {
   Upload upload = uploaded();
   Shard answer;
   answer.xorbs.push_back(xorb_entry(upload.xorb, upload.xorb_bytes.size()));
@@ -238,7 +238,7 @@ Shard dedup_answer(const Upload& upload) {
 // uploaded the same files again; it then uploaded no xorb, only data/dedup/upload.shard, whose
 // terms point into the known xorb. Pinning the bytes pins the footer layout the client accepts
 // (lookup-table offsets at the footer: zeros made it abort).
-TEST(serialize_shard, writes_dedup_answers_hf_xet_deduplicates_against) {
+TEST(serialize_shard, WritesDedupAnswersHfXetDeduplicatesAgainst) {
   Upload upload = uploaded();
   std::string answer = serialize_shard(dedup_answer(upload));
   auto golden = testing::data_dir() / "dedup/answer.shard";
@@ -259,7 +259,7 @@ TEST(serialize_shard, writes_dedup_answers_hf_xet_deduplicates_against) {
   EXPECT_TRUE(status.ok()) << status.error().causes.at(0);
 }
 
-TEST(xorb_entry, matches_the_cas_info_the_client_sent) {
+TEST(xorb_entry, MatchesTheCasInfoTheClientSent) {
   Upload upload = uploaded();
   Shard shard = *parse_shard(upload.shard_bytes);
   XorbEntry entry = xorb_entry(upload.xorb, upload.xorb_bytes.size());

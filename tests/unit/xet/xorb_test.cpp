@@ -42,7 +42,7 @@ void set_u24(std::string& bytes, size_t at, uint32_t value) {
   for (int i = 0; i < 3; ++i) bytes[at + size_t(i)] = char((value >> (8 * i)) & 0xFF);
 }
 
-TEST(verify_xorb, accepts_the_xorb_hf_xet_uploaded_under_its_name) {
+TEST(verify_xorb, AcceptsTheXorbHfXetUploadedUnderItsName) {
   Fixture xorb = uploaded_xorb();
   auto info = verify_xorb(xorb.bytes, xorb.name);
   ASSERT_TRUE(info.ok()) << info.error().message << ": " << info.error().causes.at(0);
@@ -61,14 +61,14 @@ TEST(verify_xorb, accepts_the_xorb_hf_xet_uploaded_under_its_name) {
   }
 }
 
-TEST(verify_xorb, refuses_content_under_another_name_as_an_integrity_error) {
+TEST(verify_xorb, RefusesContentUnderAnotherNameAsAnIntegrityError) {
   Fixture xorb = uploaded_xorb();
   MerkleHash other = xorb.name;
   other[0] ^= 1;
   expect_error(verify_xorb(xorb.bytes, other), util::ErrorKind::integrity, error_code::kXorbHashMismatch);
 }
 
-TEST(verify_xorb, refuses_a_changed_stored_byte_as_a_hash_mismatch) {
+TEST(verify_xorb, RefusesAChangedStoredByteAsAHashMismatch) {
   Fixture xorb = uploaded_xorb();
   auto info = parse_xorb(xorb.bytes);
   ASSERT_TRUE(info.ok());
@@ -82,7 +82,7 @@ TEST(verify_xorb, refuses_a_changed_stored_byte_as_a_hash_mismatch) {
   FAIL() << "no stored chunk";
 }
 
-TEST(parse_xorb, refuses_malformed_framing) {
+TEST(parse_xorb, RefusesMalformedFraming) {
   Fixture xorb = uploaded_xorb();
   auto info = parse_xorb(xorb.bytes);
   ASSERT_TRUE(info.ok());
@@ -110,7 +110,7 @@ TEST(parse_xorb, refuses_malformed_framing) {
   malformed(trailing, "garbage after the chunks");
 }
 
-TEST(parse_xorb, refuses_corrupt_lz4_data) {
+TEST(parse_xorb, RefusesCorruptLz4Data) {
   Fixture xorb = uploaded_xorb();
   auto info = parse_xorb(xorb.bytes);
   ASSERT_TRUE(info.ok());
@@ -125,7 +125,7 @@ TEST(parse_xorb, refuses_corrupt_lz4_data) {
   FAIL() << "no LZ4 chunk";
 }
 
-TEST(parse_xorb, refuses_more_than_64_mib) {
+TEST(parse_xorb, RefusesMoreThan64Mib) {
   std::string big(kMaxXorbSize + 1, '\0');
   expect_error(parse_xorb(big), util::ErrorKind::invalid, error_code::kXorbTooLarge);
 }
@@ -152,7 +152,7 @@ std::vector<std::string> sample_chunks() {
   return chunks;
 }
 
-TEST(XorbBuilder, round_trips_through_parse_and_decode) {
+TEST(XorbBuilder, RoundTripsThroughParseAndDecode) {
   auto chunks = sample_chunks();
   XorbBuilder builder(/*try_byte_grouping=*/true);
   std::string all;
@@ -189,7 +189,7 @@ TEST(XorbBuilder, round_trips_through_parse_and_decode) {
   EXPECT_FALSE(chunk_byte_range(*parsed, 3, 3).ok());
 }
 
-TEST(write_xorb_footer, is_accepted_by_parse_and_read_back_without_decompressing) {
+TEST(write_xorb_footer, IsAcceptedByParseAndReadBackWithoutDecompressing) {
   auto chunks = sample_chunks();
   XorbBuilder builder;
   for (const auto& chunk : chunks) ASSERT_TRUE(builder.add_chunk(chunk));
@@ -216,7 +216,7 @@ TEST(write_xorb_footer, is_accepted_by_parse_and_read_back_without_decompressing
                error_code::kMalformedXorb);
 }
 
-TEST(XorbBuilder, stops_before_64_mib) {
+TEST(XorbBuilder, StopsBefore64Mib) {
   // Incompressible maximum-size chunks: they are stored, 8 + 128 KiB each.
   std::string data = testing::generate("random", kMaxChunkSize, 31);
   XorbBuilder builder;
@@ -231,7 +231,7 @@ TEST(XorbBuilder, stops_before_64_mib) {
   EXPECT_TRUE(parse_xorb(built.bytes).ok());
 }
 
-TEST(byte_group4, groups_by_position_with_the_remainder_in_the_first_groups) {
+TEST(byte_group4, GroupsByPositionWithTheRemainderInTheFirstGroups) {
   EXPECT_EQ(byte_group4("ABCDabcd123"), "Aa1Bb2Cc3Dd");
   EXPECT_EQ(byte_ungroup4("Aa1Bb2Cc3Dd"), "ABCDabcd123");
   EXPECT_EQ(byte_group4("AB"), "AB");
