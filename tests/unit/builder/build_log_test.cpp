@@ -6,7 +6,7 @@
 namespace kb::builder {
 namespace {
 
-TEST(first_error_lines, shows_a_repeated_error_once) {
+TEST(first_error_lines, ShowsARepeatedErrorOnce) {
   // g++ repeats an error in a template for each dtype it is instantiated with.
   std::string log =
       "[1/3] Building CXX object relu.o\n"
@@ -20,7 +20,7 @@ TEST(first_error_lines, shows_a_repeated_error_once) {
                                                               "FAILED: relu.o"}));
 }
 
-TEST(first_error_lines, keeps_at_most_eight_lines) {
+TEST(first_error_lines, KeepsAtMostEightLines) {
   std::string log;
   for (int i = 0; i < 20; ++i) log += "a.cpp:" + std::to_string(i) + ":1: error: x\n";
   EXPECT_EQ(first_error_lines(log).size(), 8u);

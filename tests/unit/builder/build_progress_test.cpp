@@ -16,7 +16,7 @@ namespace {
 
 const std::filesystem::path golden_dir = std::filesystem::path(KB_TEST_DATA_DIR) / "unit" / "builder" / "golden";
 
-TEST(format_elapsed, minutes_and_hours) {
+TEST(format_elapsed, MinutesAndHours) {
   EXPECT_EQ(format_elapsed(0), "0:00");
   EXPECT_EQ(format_elapsed(7.9), "0:07");
   EXPECT_EQ(format_elapsed(754), "12:34");
@@ -25,7 +25,7 @@ TEST(format_elapsed, minutes_and_hours) {
 }
 
 // A variant's steps as a reporter shows them, from configure to done.
-TEST(golden, progress_lines) {
+TEST(golden, ProgressLines) {
   const std::string v = "torch211-cxx11-cu130-x86_64-linux";
   std::string text;
   auto add = [&](VariantProgress p) { text += render_progress(v, p) + "\n"; };
@@ -50,14 +50,14 @@ TEST(golden, progress_lines) {
   EXPECT_EQ(text, *expected);
 }
 
-TEST(long_compile_line_due, after_ten_seconds_then_every_minute) {
+TEST(long_compile_line_due, AfterTenSecondsThenEveryMinute) {
   EXPECT_FALSE(long_compile_line_due({"a.cu", 9.9}, std::nullopt));
   EXPECT_TRUE(long_compile_line_due({"a.cu", 10.0}, std::nullopt));
   EXPECT_FALSE(long_compile_line_due({"a.cu", 69.0}, 10.0));
   EXPECT_TRUE(long_compile_line_due({"a.cu", 70.5}, 10.0));
 }
 
-TEST(compile_output, object_after_dash_o) {
+TEST(compile_output, ObjectAfterDashO) {
   EXPECT_EQ(compile_output({"/usr/bin/ccache", "/usr/bin/c++", "-O2", "-o", "CMakeFiles/kb_module.dir/k/a.cpp.o", "-c",
                             "/k/a.cpp"}),
             "CMakeFiles/kb_module.dir/k/a.cpp.o");
@@ -69,7 +69,7 @@ TEST(compile_output, object_after_dash_o) {
   EXPECT_EQ(compile_output({"ninja", "-C", "/w"}), std::nullopt);
 }
 
-TEST(running_compiles, finds_a_process_working_in_the_directory) {
+TEST(running_compiles, FindsAProcessWorkingInTheDirectory) {
   auto dir = std::filesystem::temp_directory_path() / "kb-running-compiles-test";
   std::filesystem::create_directories(dir);
   ASSERT_EQ(std::system(("cd '" + dir.string() + "' && sh -c 'sleep 3; true -o CMakeFiles/t.dir/a.cpp.o' &").c_str()), 0);

@@ -79,7 +79,7 @@ bool contains(const std::vector<std::string>& list, const std::string& item) {
   return std::find(list.begin(), list.end(), item) != list.end();
 }
 
-TEST(plan_compile, compile_identity_does_not_depend_on_cores_jobs_memory_or_nvcc_threads) {
+TEST(plan_compile, CompileIdentityDoesNotDependOnCoresJobsMemoryOrNvccThreads) {
   Fixture one;
   one.settings.cores = 1;
   CompilePlan first = one.plan(config::Backend::cuda);
@@ -103,7 +103,7 @@ TEST(plan_compile, compile_identity_does_not_depend_on_cores_jobs_memory_or_nvcc
   EXPECT_NE(first.jobs.jobs, second.jobs.jobs);
 }
 
-TEST(plan_compile, nvcc_threads_reach_nvcc_through_the_compile_environment_only) {
+TEST(plan_compile, NvccThreadsReachNvccThroughTheCompileEnvironmentOnly) {
   Fixture f;
   f.settings.cores = 8;  // two .cu sources, two architectures: each source's archs in parallel
   CompilePlan plan = f.plan(config::Backend::cuda);
@@ -118,7 +118,7 @@ TEST(plan_compile, nvcc_threads_reach_nvcc_through_the_compile_environment_only)
   EXPECT_EQ(plan.files.at("CMakeLists.txt").find("NVCC_THREADS"), std::string::npos);
 }
 
-TEST(plan_compile, cpu_variant_gets_no_nvcc_flags) {
+TEST(plan_compile, CpuVariantGetsNoNvccFlags) {
   Fixture f;
   f.settings.cores = 8;
   f.facts.nvcc_append_flags = "-lineinfo";
@@ -129,14 +129,14 @@ TEST(plan_compile, cpu_variant_gets_no_nvcc_flags) {
   EXPECT_EQ(plan.seed_languages, "CXX");
 }
 
-TEST(nvcc_append_flags, keeps_the_users_flags_before_the_threads) {
+TEST(nvcc_append_flags, KeepsTheUsersFlagsBeforeTheThreads) {
   EXPECT_EQ(nvcc_append_flags(std::nullopt, 1), std::nullopt);
   EXPECT_EQ(nvcc_append_flags(std::nullopt, 3), "--threads=3");
   EXPECT_EQ(nvcc_append_flags("-lineinfo", 1), "-lineinfo");
   EXPECT_EQ(nvcc_append_flags("-lineinfo", 2), "-lineinfo --threads=2");
 }
 
-TEST(plan_compile, configure_command_names_the_toolchain_and_the_cuda_compiler) {
+TEST(plan_compile, ConfigureCommandNamesTheToolchainAndTheCudaCompiler) {
   Fixture f;
   CompilePlan plan = f.plan(config::Backend::cuda);
   EXPECT_EQ(plan.generated, "/k/build/.kb/v/project");
@@ -157,7 +157,7 @@ TEST(plan_compile, configure_command_names_the_toolchain_and_the_cuda_compiler) 
   EXPECT_EQ(plan.configure_key.find("-DKB_PROJECT_DIR=/k\n"), plan.configure_key.find("-DKB_PROJECT_DIR"));
 }
 
-TEST(plan_compile, archs_and_module_path) {
+TEST(plan_compile, ArchsAndModulePath) {
   Fixture f;
   CompilePlan plan = f.plan(config::Backend::cuda);
   EXPECT_EQ(plan.archs, (std::vector<std::string>{"8.0", "9.0"}));
@@ -166,7 +166,7 @@ TEST(plan_compile, archs_and_module_path) {
   EXPECT_TRUE(plan.files.count("registration.h"));
 }
 
-TEST(plan_compile, header_dependencies_join_the_system_include_directories) {
+TEST(plan_compile, HeaderDependenciesJoinTheSystemIncludeDirectories) {
   Fixture f;
   f.facts.header_dependency_dirs = {"/cache/cutlass-3.9/include"};
   CompilePlan plan = f.plan(config::Backend::cuda);
@@ -174,7 +174,7 @@ TEST(plan_compile, header_dependencies_join_the_system_include_directories) {
                        "-DKB_TORCH_INCLUDE_DIRS=/venv/torch/include;/venv/torch/include/api;/cache/cutlass-3.9/include"));
 }
 
-TEST(plan_compile, header_cache_precompiles_into_the_work_directory) {
+TEST(plan_compile, HeaderCachePrecompilesIntoTheWorkDirectory) {
   Fixture f;
   f.facts.torch_header_sources = {"torch-ext/torch_binding.cpp"};
   CompilePlan plan = f.plan(config::Backend::cpu);
@@ -193,7 +193,7 @@ TEST(plan_compile, header_cache_precompiles_into_the_work_directory) {
   EXPECT_EQ(off.files.at("CMakeLists.txt").find("APPEND PROPERTY COMPILE_OPTIONS -include"), std::string::npos);
 }
 
-TEST(plan_compile, stable_abi_variants_do_not_use_the_header_cache) {
+TEST(plan_compile, StableAbiVariantsDoNotUseTheHeaderCache) {
   Fixture f;
   f.config = parse("stable-abi = \"2.10\"\n");
   f.facts.torch_header_sources = {"torch-ext/torch_binding.cpp"};
@@ -205,7 +205,7 @@ TEST(plan_compile, stable_abi_variants_do_not_use_the_header_cache) {
   EXPECT_TRUE(contains(plan->configure, "-DKB_TORCH_PCH="));
 }
 
-TEST(plan_compile, portable_link_enters_configure_and_stamp) {
+TEST(plan_compile, PortableLinkEntersConfigureAndStamp) {
   Fixture f;
   CompilePlan without = f.plan(config::Backend::cpu);
   EXPECT_TRUE(contains(without.configure, "-DKB_PORTABLE_LINK_DIR="));
@@ -225,7 +225,7 @@ TEST(plan_compile, portable_link_enters_configure_and_stamp) {
   EXPECT_NE(with.stamp_input.find("portable f00d\n"), std::string::npos);
 }
 
-TEST(plan_compile, strict_manylinux_and_policy_are_in_the_stamp) {
+TEST(plan_compile, StrictManylinuxAndPolicyAreInTheStamp) {
   Fixture f;
   f.settings.manylinux = "manylinux_2_34";
   f.settings.strict_manylinux = true;
@@ -234,7 +234,7 @@ TEST(plan_compile, strict_manylinux_and_policy_are_in_the_stamp) {
   EXPECT_EQ(plan.stamp_input.rfind("manylinux manylinux_2_34 strict\n", 0), 0u);
 }
 
-TEST(plan_compile, ccache_launches_cxx_and_cuda_compiles) {
+TEST(plan_compile, CcacheLaunchesCxxAndCudaCompiles) {
   Fixture f;
   f.facts.ccache = "/usr/bin/ccache";
   CompilePlan cuda = f.plan(config::Backend::cuda);
@@ -246,7 +246,7 @@ TEST(plan_compile, ccache_launches_cxx_and_cuda_compiles) {
   EXPECT_FALSE(cpu.remote_cache);
 }
 
-TEST(plan_compile, remote_cache_needs_ccache_and_sets_its_environment) {
+TEST(plan_compile, RemoteCacheNeedsCcacheAndSetsItsEnvironment) {
   Fixture f;
   f.settings.remote_cache = "redis://localhost:6379";
   EXPECT_FALSE(f.plan(config::Backend::cpu).remote_cache);
@@ -258,14 +258,14 @@ TEST(plan_compile, remote_cache_needs_ccache_and_sets_its_environment) {
   EXPECT_EQ(plan.configure_env.count("CCACHE_REMOTE_STORAGE"), 0u);
 }
 
-TEST(plan_compile, source_date_epoch_for_configure_and_compile) {
+TEST(plan_compile, SourceDateEpochForConfigureAndCompile) {
   Fixture f;
   CompilePlan plan = f.plan(config::Backend::cpu);
   EXPECT_EQ(plan.configure_env.at("SOURCE_DATE_EPOCH"), "1700000000");
   EXPECT_EQ(plan.compile_env.at("SOURCE_DATE_EPOCH"), "1700000000");
 }
 
-TEST(ninja_command, jobs_and_outputs) {
+TEST(ninja_command, JobsAndOutputs) {
   CompilePlan plan;
   plan.cmake_dir = "/w/cmake-build";
   EXPECT_EQ(ninja_command(plan, 3), (std::vector<std::string>{"ninja", "-C", "/w/cmake-build", "-j", "3"}));

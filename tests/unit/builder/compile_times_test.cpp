@@ -34,7 +34,7 @@ const std::string kBefore =
     "28011\t28300\t1700000000000000000\tkernel-units/relu.combined.o\t3c\n"
     "30513\t31000\t1700000000000000000\t_relu_cpu_1.abi3.so\t4d\n";
 
-TEST(parse_ninja_log, last_record_of_each_output) {
+TEST(parse_ninja_log, LastRecordOfEachOutput) {
   auto log = parse_ninja_log(kBefore + "10\t900\t1700000000000000001\t_relu_cpu_1.abi3.so\t5e\nnot a record\n");
   ASSERT_EQ(log.size(), 4u);
   EXPECT_EQ(log.at("_relu_cpu_1.abi3.so").start_ms, 10);
@@ -42,7 +42,7 @@ TEST(parse_ninja_log, last_record_of_each_output) {
   EXPECT_EQ(log.at("CMakeFiles/kb_module_unit_relu.dir/k/relu/relu.cpp.o").end_ms, 28010);
 }
 
-TEST(compile_times, only_this_builds_objects_named_by_their_sources) {
+TEST(compile_times, OnlyThisBuildsObjectsNamedByTheirSources) {
   auto before = parse_ninja_log(kBefore);
   auto after = parse_ninja_log(
       kBefore +
@@ -56,7 +56,7 @@ TEST(compile_times, only_this_builds_objects_named_by_their_sources) {
   EXPECT_TRUE(compile_times(after, after, {"relu/relu.cpp"}).empty());
 }
 
-TEST(compile_times, first_build_reads_every_object) {
+TEST(compile_times, FirstBuildReadsEveryObject) {
   auto times = compile_times({}, parse_ninja_log(kBefore), {"relu/relu.cpp", "torch-ext/torch_binding.cpp"});
   EXPECT_EQ(times, (std::vector<SourceTime>{{"torch-ext/torch_binding.cpp", 30.512}, {"relu/relu.cpp", 28.005}}));
 }
@@ -67,7 +67,7 @@ std::vector<SourceTime> heavy_kernel() {
           {"torch-ext/torch_binding.cpp", 31.2}, {"csrc/causal_conv1d_fwd.cu", 12.04}, {"kb_ops_id.cpp", 0.3}};
 }
 
-TEST(golden, compile_times_texts) {
+TEST(golden, CompileTimesTexts) {
   expect_golden("slowest_sources.txt",
                 render_slowest_sources("torch211-cxx11-cu130-x86_64-linux", heavy_kernel()) +
                     render_slowest_sources("torch211-cxx11-cpu-x86_64-linux", {{"relu/relu.cpp", 1.25}}));
@@ -75,7 +75,7 @@ TEST(golden, compile_times_texts) {
   EXPECT_EQ(render_slowest_sources("v", {}), "");
 }
 
-TEST(golden, summary_json) {
+TEST(golden, SummaryJson) {
   BuildSummary summary;
   summary.built = {"torch211-cxx11-cpu-x86_64-linux"};
   summary.up_to_date = {"torch-universal"};

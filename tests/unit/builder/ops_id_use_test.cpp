@@ -14,7 +14,7 @@ namespace {
 
 const std::string kMacro = "TORCH_EXTENSION_NAME";
 
-TEST(scan_ops_id_text, registration_macros_only) {
+TEST(scan_ops_id_text, RegistrationMacrosOnly) {
   auto scan = scan_ops_id_text(
       "#include <torch/library.h>\n#include \"registration.h\"\n"
       "// The op is registered under this build's ops id (TORCH_EXTENSION_NAME).\n"
@@ -27,7 +27,7 @@ TEST(scan_ops_id_text, registration_macros_only) {
   EXPECT_EQ(scan.register_extension, 1);
 }
 
-TEST(scan_ops_id_text, other_uses_of_the_macro) {
+TEST(scan_ops_id_text, OtherUsesOfTheMacro) {
   EXPECT_TRUE(scan_ops_id_text("const char* name = STRINGIFY(TORCH_EXTENSION_NAME);\n", kMacro).other_use);
   EXPECT_TRUE(scan_ops_id_text("PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {}\n", kMacro).other_use);
   EXPECT_TRUE(scan_ops_id_text("#define NS TORCH_EXTENSION_NAME\nTORCH_LIBRARY_EXPAND(NS, m) {}\n", kMacro).other_use);
@@ -37,7 +37,7 @@ TEST(scan_ops_id_text, other_uses_of_the_macro) {
   EXPECT_TRUE(scan_ops_id_text("REGISTER_EXTENSION(TORCH_EXTENSION_NAME_2)\n", kMacro).other_use);
 }
 
-TEST(scan_ops_id_text, comments_strings_and_longer_names_are_not_uses) {
+TEST(scan_ops_id_text, CommentsStringsAndLongerNamesAreNotUses) {
   auto scan = scan_ops_id_text(
       "/* TORCH_EXTENSION_NAME */\n// REGISTER_EXTENSION(x)\n"
       "const char* s = \"TORCH_EXTENSION_NAME \\\" REGISTER_EXTENSION(y)\";\nint MY_TORCH_EXTENSION_NAME = 1;\n"
@@ -47,7 +47,7 @@ TEST(scan_ops_id_text, comments_strings_and_longer_names_are_not_uses) {
   EXPECT_FALSE(scan.registers);
 }
 
-TEST(scan_ops_id_text, tvm_ffi_has_no_registration_macros) {
+TEST(scan_ops_id_text, TvmFfiHasNoRegistrationMacros) {
   auto scan = scan_ops_id_text("TVM_FFI_DLL_EXPORT_TYPED_FUNC(add, add);\nREGISTER_EXTENSION(TVM_FFI_EXTENSION_NAME)\n",
                                "TVM_FFI_EXTENSION_NAME", false);
   EXPECT_TRUE(scan.other_use);
@@ -56,18 +56,18 @@ TEST(scan_ops_id_text, tvm_ffi_has_no_registration_macros) {
 
 OpsIdScan registering(int register_extension) { return OpsIdScan{false, true, register_extension}; }
 
-TEST(plan_ops_id_use, registration_only_project_uses_the_ops_id_unit) {
+TEST(plan_ops_id_use, RegistrationOnlyProjectUsesTheOpsIdUnit) {
   auto use = plan_ops_id_use({{"torch-ext/torch_binding.cpp", registering(1)}, {"k/k.cpp", OpsIdScan{}}}, true);
   EXPECT_TRUE(use.unit);
   EXPECT_TRUE(use.sources.empty());
 }
 
-TEST(plan_ops_id_use, registrations_in_a_kernel_source_too) {
+TEST(plan_ops_id_use, RegistrationsInAKernelSourceToo) {
   auto use = plan_ops_id_use({{"torch-ext/torch_binding.cpp", registering(1)}, {"k/k.cu", registering(0)}}, true);
   EXPECT_TRUE(use.unit);
 }
 
-TEST(plan_ops_id_use, another_use_gives_the_ops_id_to_the_sources_that_name_it) {
+TEST(plan_ops_id_use, AnotherUseGivesTheOpsIdToTheSourcesThatNameIt) {
   OpsIdScan other{true, false, 0};
   auto use = plan_ops_id_use(
       {{"torch-ext/torch_binding.cpp", registering(1)}, {"k/a.cpp", other}, {"k/b.cpp", OpsIdScan{}}}, true);
@@ -75,19 +75,19 @@ TEST(plan_ops_id_use, another_use_gives_the_ops_id_to_the_sources_that_name_it) 
   EXPECT_EQ(use.sources, (std::vector<std::string>{"torch-ext/torch_binding.cpp", "k/a.cpp"}));
 }
 
-TEST(plan_ops_id_use, one_register_extension_exactly) {
+TEST(plan_ops_id_use, OneRegisterExtensionExactly) {
   EXPECT_FALSE(plan_ops_id_use({{"a.cpp", registering(0)}}, true).unit);
   EXPECT_FALSE(plan_ops_id_use({{"a.cpp", registering(1)}, {"b.cpp", registering(1)}}, true).unit);
   EXPECT_EQ(plan_ops_id_use({{"a.cpp", registering(0)}}, true).sources, (std::vector<std::string>{"a.cpp"}));
 }
 
-TEST(plan_ops_id_use, unit_not_possible) {
+TEST(plan_ops_id_use, UnitNotPossible) {
   auto use = plan_ops_id_use({{"torch-ext/torch_binding.cpp", registering(1)}, {"k/k.cpp", OpsIdScan{}}}, false);
   EXPECT_FALSE(use.unit);
   EXPECT_EQ(use.sources, (std::vector<std::string>{"torch-ext/torch_binding.cpp"}));
 }
 
-TEST(include_directives, in_order) {
+TEST(include_directives, InOrder) {
   EXPECT_EQ(include_directives("#include <torch/all.h>\n#include \"a.h\"\n  #  include \"sub/b.h\" // x\nint x;\n"),
             (std::vector<IncludeDirective>{{"torch/all.h", false}, {"a.h", true}, {"sub/b.h", true}}));
 }
@@ -107,7 +107,7 @@ class ScanSources : public ::testing::Test {
   std::filesystem::path project_;
 };
 
-TEST_F(ScanSources, follows_project_headers_and_skips_headers_in_the_source_list) {
+TEST_F(ScanSources, FollowsProjectHeadersAndSkipsHeadersInTheSourceList) {
   // <ops.h> is found in csrc/ (an include directory), "ops_impl.h" next to it; <torch/all.h> is not
   // in the project.
   write("torch-ext/torch_binding.cpp", "#include \"registration.h\"\n#include <ops.h>\nREGISTER_EXTENSION(TORCH_EXTENSION_NAME)\n");
@@ -125,7 +125,7 @@ TEST_F(ScanSources, follows_project_headers_and_skips_headers_in_the_source_list
   EXPECT_FALSE(scans[1].second.registers);
 }
 
-TEST_F(ScanSources, a_registration_header_of_the_projects_own_keeps_the_macro) {
+TEST_F(ScanSources, ARegistrationHeaderOfTheProjectsOwnKeepsTheMacro) {
   write("torch-ext/torch_binding.cpp", "#include \"registration.h\"\nREGISTER_EXTENSION(TORCH_EXTENSION_NAME)\n");
   write("torch-ext/registration.h", "#define REGISTER_EXTENSION(NAME) PyMODINIT_FUNC CONCAT(PyInit_, NAME)() {}\n");
   auto own = scan_ops_id_sources(project_, {"torch-ext/torch_binding.cpp"}, {"."}, kMacro, true);

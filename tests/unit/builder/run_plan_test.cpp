@@ -31,7 +31,7 @@ VariantSelection selection_of(size_t count) {
   return selection;
 }
 
-TEST(check_build_options, remote_cache_needs_the_compiler_cache) {
+TEST(check_build_options, RemoteCacheNeedsTheCompilerCache) {
   BuildOptions options;
   EXPECT_TRUE(check_build_options(options));
   options.remote_cache = "redis://host";
@@ -44,7 +44,7 @@ TEST(check_build_options, remote_cache_needs_the_compiler_cache) {
   EXPECT_EQ(checked.error().hints, (std::vector<std::string>{"drop one of them"}));
 }
 
-TEST(check_build_options, unique_id_is_checked) {
+TEST(check_build_options, UniqueIdIsChecked) {
   BuildOptions options;
   options.unique_id = "not-valid!";
   EXPECT_FALSE(check_build_options(options));
@@ -52,7 +52,7 @@ TEST(check_build_options, unique_id_is_checked) {
   EXPECT_TRUE(check_build_options(options));
 }
 
-TEST(select_variants, all_variants_and_a_note_for_missing_bundle_variants) {
+TEST(select_variants, AllVariantsAndANoteForMissingBundleVariants) {
   auto selection = select_variants(plan_with({"a", "b"}, {"m"}), BuildOptions{});
   ASSERT_TRUE(selection) << selection.error().message;
   EXPECT_EQ(names(selection->selected), (std::vector<std::string>{"a", "b"}));
@@ -64,7 +64,7 @@ TEST(select_variants, all_variants_and_a_note_for_missing_bundle_variants) {
   EXPECT_TRUE(complete->not_built.empty());
 }
 
-TEST(select_variants, bundle_needs_every_variant_unless_skip_missing) {
+TEST(select_variants, BundleNeedsEveryVariantUnlessSkipMissing) {
   BuildOptions options;
   options.bundle = true;
   auto refused = select_variants(plan_with({"a"}, {"m1", "m2"}), options);
@@ -79,7 +79,7 @@ TEST(select_variants, bundle_needs_every_variant_unless_skip_missing) {
   EXPECT_EQ(partial->notes, (std::vector<std::string>{"bundle variants not built for lack of a toolchain: m1, m2"}));
 }
 
-TEST(select_variants, variant_option_selects_in_its_order_and_the_rest_is_not_built) {
+TEST(select_variants, VariantOptionSelectsInItsOrderAndTheRestIsNotBuilt) {
   BuildOptions options;
   options.variants = {"c", "a"};
   auto selection = select_variants(plan_with({"a", "b", "c"}, {"m"}), options);
@@ -89,7 +89,7 @@ TEST(select_variants, variant_option_selects_in_its_order_and_the_rest_is_not_bu
   EXPECT_TRUE(selection->notes.empty());
 }
 
-TEST(select_variants, variant_option_names_a_missing_or_unknown_variant) {
+TEST(select_variants, VariantOptionNamesAMissingOrUnknownVariant) {
   BuildOptions options;
   options.variants = {"m"};
   auto missing = select_variants(plan_with({"b", "a"}, {"m"}), options);
@@ -103,7 +103,7 @@ TEST(select_variants, variant_option_names_a_missing_or_unknown_variant) {
   EXPECT_EQ(unknown.error().message, "Unknown variant `zz`.\nValid variants are: a, b, m");
 }
 
-TEST(plan_run, cores_are_shared_between_the_variants_built_at_once) {
+TEST(plan_run, CoresAreSharedBetweenTheVariantsBuiltAtOnce) {
   BuildOptions options;
   options.max_jobs = 2;
   HostFacts host;
@@ -130,7 +130,7 @@ TEST(plan_run, cores_are_shared_between_the_variants_built_at_once) {
   EXPECT_EQ(plan_run(options, selection_of(40), host, "id", std::nullopt).settings.cores, 1);
 }
 
-TEST(plan_run, memory_budget_and_nvcc_threads) {
+TEST(plan_run, MemoryBudgetAndNvccThreads) {
   BuildOptions options;
   HostFacts host;
   host.available_memory_gib = 12.5;
@@ -142,7 +142,7 @@ TEST(plan_run, memory_budget_and_nvcc_threads) {
   EXPECT_EQ(plan_run(options, selection_of(1), host, "id", std::nullopt).settings.memory_budget_gib, 3.0);
 }
 
-TEST(plan_run, remote_cache_turns_the_header_cache_off_with_a_note) {
+TEST(plan_run, RemoteCacheTurnsTheHeaderCacheOffWithANote) {
   BuildOptions options;
   RunPlan local = plan_run(options, selection_of(1), HostFacts{}, "id", std::nullopt);
   EXPECT_TRUE(local.settings.header_cache);
@@ -156,7 +156,7 @@ TEST(plan_run, remote_cache_turns_the_header_cache_off_with_a_note) {
   EXPECT_TRUE(plan_run(options, selection_of(1), HostFacts{}, "id", std::string("redis://h")).notes.empty());
 }
 
-TEST(plan_run, options_become_settings) {
+TEST(plan_run, OptionsBecomeSettings) {
   BuildOptions options;
   options.bundle = true;
   options.no_portable = true;
@@ -193,7 +193,7 @@ TEST(plan_run, options_become_settings) {
   EXPECT_FALSE(plan_run(options, selection_of(1), host, "uid", std::nullopt).settings.provenance.kernel_builder->git);
 }
 
-TEST(first_failure, counts_the_other_failures_in_a_hint) {
+TEST(first_failure, CountsTheOtherFailuresInAHint) {
   util::Error a(util::ErrorKind::process, "Cannot build variant `a`");
   a.hints.push_back("full log: a.log");
   EXPECT_EQ(first_failure({a}).hints, (std::vector<std::string>{"full log: a.log"}));

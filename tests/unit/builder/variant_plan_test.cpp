@@ -29,7 +29,7 @@ struct Fixture {
   }
 };
 
-TEST(plan_variant, ops_id_and_paths) {
+TEST(plan_variant, OpsIdAndPaths) {
   Fixture f;
   VariantPlan plan = plan_variant(f.settings, f.variant(Flavour::torch_arch, true));
   EXPECT_EQ(plan.python_name, "my_kernel");
@@ -42,7 +42,7 @@ TEST(plan_variant, ops_id_and_paths) {
   EXPECT_EQ(plan.package, "/k/torch-ext/my_kernel");
 }
 
-TEST(plan_variant, torch_arch_variant_compiles_and_runs_every_check) {
+TEST(plan_variant, TorchArchVariantCompilesAndRunsEveryCheck) {
   Fixture f;
   VariantPlan plan = plan_variant(f.settings, f.variant(Flavour::torch_arch, true));
   EXPECT_TRUE(plan.compile);
@@ -52,7 +52,7 @@ TEST(plan_variant, torch_arch_variant_compiles_and_runs_every_check) {
   EXPECT_TRUE(plan.abi_check);
 }
 
-TEST(plan_variant, tvm_ffi_variant_does_not_import_torch_while_compiling) {
+TEST(plan_variant, TvmFfiVariantDoesNotImportTorchWhileCompiling) {
   Fixture f;
   VariantPlan plan = plan_variant(f.settings, f.variant(Flavour::tvm_ffi, true));
   EXPECT_TRUE(plan.compile);
@@ -61,7 +61,7 @@ TEST(plan_variant, tvm_ffi_variant_does_not_import_torch_while_compiling) {
   EXPECT_TRUE(plan.abi_check);
 }
 
-TEST(plan_variant, noarch_variant_is_not_compiled_nor_abi_checked) {
+TEST(plan_variant, NoarchVariantIsNotCompiledNorAbiChecked) {
   Fixture f;
   VariantPlan plan = plan_variant(f.settings, f.variant(Flavour::noarch, true));
   EXPECT_FALSE(plan.compile);
@@ -70,7 +70,7 @@ TEST(plan_variant, noarch_variant_is_not_compiled_nor_abi_checked) {
   EXPECT_FALSE(plan.abi_check);
 }
 
-TEST(plan_variant, noarch_variant_without_an_interpreter_skips_the_import_check_with_a_note) {
+TEST(plan_variant, NoarchVariantWithoutAnInterpreterSkipsTheImportCheckWithANote) {
   Fixture f;
   VariantPlan plan = plan_variant(f.settings, f.variant(Flavour::noarch, false, config::Backend::xpu));
   EXPECT_EQ(plan.import_check, ImportCheck::no_interpreter);
@@ -80,7 +80,7 @@ TEST(plan_variant, noarch_variant_without_an_interpreter_skips_the_import_check_
   EXPECT_EQ(plan.ops_id, "_my_kernel_xpu_abc1234");
 }
 
-TEST(plan_variant, no_import_check_and_skip_checks) {
+TEST(plan_variant, NoImportCheckAndSkipChecks) {
   Fixture f;
   f.settings.import_check = false;
   VariantPlan no_import = plan_variant(f.settings, f.variant(Flavour::torch_arch, true));
@@ -97,7 +97,7 @@ TEST(plan_variant, no_import_check_and_skip_checks) {
   EXPECT_TRUE(skipped.compile);
 }
 
-TEST(variant_stamp_input, covers_metadata_inputs_checks_and_toolchain) {
+TEST(variant_stamp_input, CoversMetadataInputsChecksAndToolchain) {
   Fixture f;
   PlannedVariant v = f.variant(Flavour::torch_arch, true);
   VariantPlan plan = plan_variant(f.settings, v);
