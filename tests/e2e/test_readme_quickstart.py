@@ -1,0 +1,56 @@
+"""The README's quickstart, run verbatim: the commands are read from the README's fenced block
+under "## Quickstart" (not copied here), and run with bash in a scratch directory with this
+build's programs and Python first on PATH. What the README says the last line prints is checked."""
+import os
+import re
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+
+def readme_block(heading: str) -> str:
+    text = (REPO_ROOT / "README.md").read_text()
+    section = text.split(f"\n## {heading}", 1)[1].split("\n## ", 1)[0]
+    blocks = re.findall(r"```bash\n(.*?)```", section, re.S)
+    assert len(blocks) == 1, f"one bash block expected under `## {heading}`"
+    return blocks[0]
+
+
+def test_the_quickstart_is_one_bash_block_that_ends_in_a_load():
+    commands = readme_block("Quickstart")
+    assert commands.startswith("kernel-builder init ")
+    assert "get_kernel(" in commands.strip().splitlines()[-1]
+
+
+@pytest.mark.slow
+def test_readme_quickstart_runs_verbatim(kernel_builder, kernel_hub, tmp_path):
+    commands = readme_block("Quickstart")
+    bin_dirs = {str(kernel_builder.parent), str(kernel_hub.parent), str(Path(sys.executable).parent)}
+    env = dict(os.environ, PATH=os.pathsep.join([*bin_dirs, os.environ["PATH"]]), HOME=str(tmp_path),
+               HF_HUB_CACHE=str(tmp_path / "hf-cache"), NO_COLOR="1")
+    for name in ("HF_TOKEN", "HF_ENDPOINT", "HF_HUB_OFFLINE", "LOCAL_KERNELS", "KERNELS_CACHE"):
+        env.pop(name, None)
+    # The README starts `kernel-hub serve` in the background: the script's process group is
+    # ended afterwards, whatever happened.
+    script = "set -euo pipefail\n" + commands
+    out, err = tmp_path / "stdout", tmp_path / "stderr"
+    with out.open("w") as stdout, err.open("w") as stderr:
+        # Files, not pipes: the server in the background keeps its output open after bash exits.
+        process = subprocess.Popen(["bash", "-c", script], cwd=tmp_path, env=env, stdout=stdout, stderr=stderr,
+                                   start_new_session=True)
+        try:
+            process.wait(timeout=1200)
+        finally:
+            try:
+                os.killpg(process.pid, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+    assert process.returncode == 0, err.read_text()
+    printed = out.read_text()
+    assert printed.strip().splitlines()[-1] == "tensor([1., 1., 1.])", (printed, err.read_text())
+    assert "prints `tensor([1., 1., 1.])`" in (REPO_ROOT / "README.md").read_text()
