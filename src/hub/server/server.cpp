@@ -113,8 +113,10 @@ util::Status serve(const ServerOptions& options, const std::function<void(int po
   };
   handlers.log = [](const Request& request, const Response& response, uint64_t bytes, double ms) {
     // Headers are never logged and the query string is dropped, so no token reaches the log.
-    std::fprintf(stderr, "%s %s %d %llu %.1fms\n", request.method.c_str(), loggable_path(request).c_str(),
-                 response.status, static_cast<unsigned long long>(bytes), ms);
+    // A refusal names its Hub error code (X-Error-Code), never its message, which may quote input.
+    std::string code = response.get_header_value("X-Error-Code");
+    std::fprintf(stderr, "%s %s %d %llu %.1fms%s%s\n", request.method.c_str(), loggable_path(request).c_str(),
+                 response.status, static_cast<unsigned long long>(bytes), ms, code.empty() ? "" : " ", code.c_str());
   };
   ServerCore core(core_options(options), std::move(handlers));
   auto port = core.bind(options.host, options.port);

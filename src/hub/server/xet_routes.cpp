@@ -232,14 +232,14 @@ void HubService::xet_upload_xorb(const Request& request, Response& response,
     int status = layout.error().code == xet::error_code::kXorbTooLarge ? 413 : 400;
     return reply_error(response, status, layout.error().code, layout.error().message);
   }
-  uint64_t size = layout->chunks_size;
+  uint64_t size = layout->chunks_size + kRecordBookkeeping;  // and its index and ledger lines
   const std::string& user = grant->user;
   // The answer depends on this repository only: whether another one holds the xorb is nobody's
   // business (docs/hub-security.md, "Xet storage").
   bool owned_before = store_.owns(grant->repo, hash_text);
   bool charged_before = usage_.has(user, hash_text);
   if (!charged_before && !usage_.reserve(user, size, limits_.quota)) {
-    return reply_error(response, 413, "", "Storing a xorb of " + std::to_string(size) +
+    return reply_error(response, 413, "", "Storing a xorb of " + std::to_string(layout->chunks_size) +
                                               " bytes would exceed the storage quota of " + std::to_string(limits_.quota) +
                                               " bytes of user `" + user + "`");
   }
@@ -540,6 +540,14 @@ void HubService::xet_resolve_headers(const Request& request, Response& response,
   // file's metadata (HEAD, what Xet-capable clients send first), not on plain downloads.
   auto file = xet_file_of(entry, request.method == "HEAD");
   if (!file) return;
+  // The Xet form of a body the repository references is the repository's too: its xorbs are
+  // owned with it, or the signed xorb URLs of its reconstruction would be refused (an LFS upload
+  // read through Xet; docs/hub-xet.md).
+  std::vector<std::string> xorbs;
+  for (const auto& term : file->terms) {
+    if (!store_.owns(target.repo, term.xorb)) xorbs.push_back(term.xorb);
+  }
+  if (!xorbs.empty() && !store_.add_owned(target.repo, xorbs)) return;
   std::string route = public_url_ + "/api/" + api_type(target.repo) + "/" + target.repo.full() + "/xet-read-token/" + commit;
   response.set_header("X-Xet-Hash", file->hash);
   response.set_header("X-Xet-Refresh-Route", route);
