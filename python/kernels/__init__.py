@@ -49,6 +49,6 @@ __all__ = [
     "install_kernel",
     "load_kernel",
     "get_kernel_dep",
-    # Layers and kernelize (loader.md §9)
+    # Layers and kernelize (docs/layers.md)
     *_layer.__all__,
 ]

@@ -1,4 +1,4 @@
-"""The loading functions of loader.md §4. Each inspects the running system (Python side), then
+"""The loading functions of docs/python-api.md. Each inspects the running system (Python side), then
 lets the C++ core resolve, select, download and verify, and finally imports the variant."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Environment handling (loader.md §7): offline mode, LOCAL_KERNELS, the cache root."""
+"""Environment handling (docs/python-api.md): offline mode, LOCAL_KERNELS, the cache root."""
 from __future__ import annotations
 
 import os

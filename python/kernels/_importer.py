@@ -1,4 +1,4 @@
-"""Importing a variant directory as a package named after its ops id (loader.md §5.1), and the
+"""Importing a variant directory as a package named after its ops id (docs/python-api.md), and the
 registry of loaded kernels (`get_loaded_kernels`)."""
 from __future__ import annotations
 

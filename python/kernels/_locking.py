@@ -1,4 +1,4 @@
-"""Finding the caller's kernels.lock (loader.md §8.3) and reading lock files."""
+"""Finding the caller's kernels.lock (docs/loader.md) and reading lock files."""
 from __future__ import annotations
 
 import inspect
@@ -28,7 +28,7 @@ def _entry(locks: list, repo_id: str) -> Optional[dict]:
 
 
 def lock_entry(text: str, repo_id: str) -> Optional[dict]:
-    """The entry of `repo_id` in the kernels.lock `text` (the first one, loader.md §8.2)."""
+    """The entry of `repo_id` in the kernels.lock `text` (the first one, docs/loader.md)."""
     return _entry(_core.parse_lockfile(text), repo_id)
 
 

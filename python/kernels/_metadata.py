@@ -1,4 +1,4 @@
-"""`Metadata` and its parts (loader.md §4 "Metadata"): read-only views over the dict that the
+"""`Metadata` and its parts (docs/python-api.md "Metadata"): read-only views over the dict that the
 C++ core parses from metadata.json, so parsing rules live in one place (src/metadata)."""
 from __future__ import annotations
 
@@ -269,7 +269,7 @@ def _git(d: Optional[dict]) -> Optional[GitStatus]:
 
 
 class Metadata:
-    """Parsed metadata.json of one variant (build-output.md §7)."""
+    """Parsed metadata.json of one variant (docs/build-output.md)."""
 
     def __init__(self, data: dict):
         self._d = data

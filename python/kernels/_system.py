@@ -1,4 +1,4 @@
-"""Inspection of the running Python/Torch (loader.md §3, variants.md §6).
+"""Inspection of the running Python/Torch (docs/loader.md, docs/variants.md).
 
 This is the only place that looks at torch; everything it learns is handed to the C++ core as
 a plain dict, which does the selection.
@@ -92,7 +92,7 @@ def _cuda_runtime_devices() -> int:
 
 def device_available(backend: str) -> bool:
     """Whether a device of the detected `backend` is visible; the loader falls back to a CPU
-    variant only where it is not (loader.md §3)."""
+    variant only where it is not (docs/loader.md)."""
     torch = _torch()
     if backend == "cpu":
         return True

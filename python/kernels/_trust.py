@@ -1,4 +1,4 @@
-"""Publisher trust (loader.md §6). A positive verdict is remembered for an hour in the cache
+"""Publisher trust (docs/concepts.md). A positive verdict is remembered for an hour in the cache
 (`.kernels-trust/<org>`), so warm loads do not pay an organisation-overview request each time;
 negative verdicts and errors are never remembered."""
 from __future__ import annotations

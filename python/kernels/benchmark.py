@@ -1,4 +1,4 @@
-"""`Benchmark`: the base class of a kernel's `benchmarks/benchmark*.py` scripts (loader.md §11).
+"""`Benchmark`: the base class of a kernel's `benchmarks/benchmark*.py` scripts (docs/benchmarks.md).
 
 `kernels benchmark` runs every `Benchmark` subclass a script defines (discovery and the order of
 calls: `kernels._benchmark.discovery` and `.runner`; docs/benchmarks.md). Beyond upstream, a

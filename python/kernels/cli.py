@@ -1,4 +1,4 @@
-"""The `kernels` command line (cli.md §2): download, lock, versions, info, variants, check, benchmark,
+"""The `kernels` command line (docs/cli.md): download, lock, versions, info, variants, check, benchmark,
 verify-signature."""
 from __future__ import annotations
 
@@ -174,7 +174,7 @@ def cmd_info(args) -> int:
         md = None
         try:
             md = _core.parse_metadata(_core.download_bytes(args.kernel, rev, f"build/{names[0]}/metadata.json", user_agent()))
-        except Exception:  # noqa: BLE001 - metadata errors are ignored (cli.md)
+        except Exception:  # noqa: BLE001 - metadata errors are ignored (docs/cli.md)
             md = None
         info = {"repo_id": args.kernel, "revision": rev}
     info.update(_metadata_info(md, _backends(names)))
@@ -219,7 +219,7 @@ def cmd_benchmark(args) -> int:
 
 
 def _verification_failure(result, args) -> Optional[str]:
-    """The ❌ text of a `verify_variant` result (cli.md §2), "" for one the flags skip, None on success."""
+    """The ❌ text of a `verify_variant` result (docs/cli.md), "" for one the flags skip, None on success."""
     from kernels.verify import VerificationResult as R
 
     if isinstance(result, R.Success):

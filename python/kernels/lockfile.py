@@ -1,4 +1,4 @@
-"""Packaging support for kernels.lock (loader.md §8.4): the `egg_info.writers` entry point that
+"""Packaging support for kernels.lock (docs/loader.md): the `egg_info.writers` entry point that
 copies the project's kernels.lock into the distribution metadata."""
 from __future__ import annotations
 

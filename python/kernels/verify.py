@@ -1,4 +1,4 @@
-"""Signature verification of a kernel variant (loader.md §10): the sigstore bundle
+"""Signature verification of a kernel variant (docs/signature-verification.md): the sigstore bundle
 `metadata.json.sigstore` is checked over the exact bytes of `metadata.json` before they are parsed,
 then the variant's files are re-hashed against the digest that metadata records.
 

@@ -1,4 +1,4 @@
-"""Which workloads a kernel's benchmark scripts define (cli.md §2, as upstream 0.17.2 does):
+"""Which workloads a kernel's benchmark scripts define (docs/cli.md, as upstream 0.17.2 does):
 `benchmarks/benchmark*.py` in name order; in each, every `Benchmark` subclass the script itself
 defines (not one it imports), in name order; in each class, every callable `benchmark_<name>`
 attribute (inherited ones too), in name order."""

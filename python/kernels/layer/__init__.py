@@ -1,4 +1,4 @@
-"""Layers and `kernelize` (loader.md §9): mark extensible layers, map them to kernel layers per
+"""Layers and `kernelize` (docs/layers.md): mark extensible layers, map them to kernel layers per
 device, capability and mode, and swap the kernels in with a safe fallback."""
 from kernels.layer.device import CUDAProperties, Device, ROCMProperties
 from kernels.layer.func import FuncRepository, LocalFuncRepository, LockedFuncRepository, use_kernel_func_from_hub

@@ -1,4 +1,4 @@
-"""Where a layer/function repository takes its kernel from (loader.md §9.1): a Hub repository at
+"""Where a layer/function repository takes its kernel from (docs/layers.md): a Hub repository at
 a revision or version, a local directory, or the revision locked in a `kernels.lock`.
 
 `load_kernel(backend)` imports the kernel; `backend` (a loader backend name, or None for the

@@ -1,4 +1,4 @@
-"""Devices of kernel mappings (loader.md §9.1): `Device`, `CUDAProperties`, `ROCMProperties`,
+"""Devices of kernel mappings (docs/layers.md): `Device`, `CUDAProperties`, `ROCMProperties`,
 the device types `kernelize` accepts, and the running device's capability."""
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Optional, Union
 
 # Device types of `kernelize(device=...)` and of mappings, with the loader backend whose variant
-# serves each (the backend names of loader.md §3).
+# serves each (the backend names of docs/loader.md).
 DEVICE_BACKENDS = {
     "cpu": "cpu",
     "cuda": "cuda",

@@ -1,4 +1,4 @@
-"""Functions as layers (loader.md §9.1, §9.2): the `nn.Module` wrapper of a function, and the
+"""Functions as layers (docs/layers.md): the `nn.Module` wrapper of a function, and the
 deprecated function repositories and `use_kernel_func_from_hub`."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Process-wide layer state (loader.md §9.3, §9.4): the current kernel mapping and the
+"""Process-wide layer state (docs/layers.md): the current kernel mapping and the
 `DISABLE_KERNEL_MAPPING` switch."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""`kernelize` and the kernel mapping it reads (loader.md §9.3, §9.4): `register_kernel_mapping`,
+"""`kernelize` and the kernel mapping it reads (docs/layers.md): `register_kernel_mapping`,
 `use_kernel_mapping`."""
 from __future__ import annotations
 

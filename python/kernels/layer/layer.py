@@ -1,4 +1,4 @@
-"""Layer repositories and the decorators that make code extensible (loader.md §9.1, §9.2):
+"""Layer repositories and the decorators that make code extensible (docs/layers.md):
 `LayerRepository`, `LocalLayerRepository`, `LockedLayerRepository`,
 `use_kernel_forward_from_hub`, `replace_kernel_forward_from_hub`, `use_kernelized_func`."""
 from __future__ import annotations

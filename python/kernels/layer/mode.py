@@ -1,5 +1,5 @@
 """`Mode` (what a kernel is used for) and `KernelizeFallback` (when `kernelize` keeps the
-original forward), loader.md §9.1 and §9.4."""
+original forward), docs/layers.md."""
 from __future__ import annotations
 
 from enum import Flag
@@ -63,7 +63,7 @@ def fallback_policy(use_fallback: "bool | KernelizeFallback") -> KernelizeFallba
     )
 
 
-# The modes tried, in order, for each kernelize mode (loader.md §9.4 step 4).
+# The modes tried, in order, for each kernelize mode (docs/layers.md).
 _SEARCH_ORDER = {
     Mode.INFERENCE: (Mode.INFERENCE, Mode.INFERENCE | Mode.TORCH_COMPILE, Mode.TRAINING,
                      Mode.TRAINING | Mode.TORCH_COMPILE, Mode.FALLBACK),

@@ -1,4 +1,4 @@
-"""Per-device storage of a layer's repositories (loader.md §9.3): one `{Mode: repository}` dict
+"""Per-device storage of a layer's repositories (docs/layers.md): one `{Mode: repository}` dict
 for most device types; for CUDA and ROCm, one per capability range, the narrowest range that
 contains the device's capability winning."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Checks that a kernel's layer can stand in for an extensible class (loader.md §9.4 step 5) and
+"""Checks that a kernel's layer can stand in for an extensible class (docs/layers.md) and
 supports the mode it is used in (steps 6 and 7)."""
 from __future__ import annotations
 
