@@ -118,7 +118,7 @@ class _FakeCudart:
 
 
 def test_cuda_runtime_without_torch(monkeypatch):
-    # Without torch the CUDA version and device count come from libcudart (loader.md §3).
+    # Without torch the CUDA version and device count come from libcudart (docs/loader.md).
     loaded = []
 
     def cdll(name):

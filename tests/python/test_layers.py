@@ -1,4 +1,4 @@
-"""Layers and `kernelize` (loader.md §9) against kernels built with our kernel-builder: the
+"""Layers and `kernelize` (docs/layers.md) against kernels built with our kernel-builder: the
 noarch `layer-zoo` kernel (layer_kernels.py), loaded from a directory and from a local Hub."""
 from __future__ import annotations
 
@@ -370,7 +370,7 @@ I, T, C, F = Mode.INFERENCE, Mode.TRAINING, Mode.TORCH_COMPILE, Mode.FALLBACK
 
 
 @pytest.mark.parametrize("mode, registered, expected", [
-    # loader.md §9.4 step 4: the first registered mode of the kernelize mode's list wins.
+    # docs/layers.md: the first registered mode of the kernelize mode's list wins.
     (I, {T: "Double"}, DOUBLE),
     (I, {I | C: "Double"}, DOUBLE),
     (I, {F: "Double", I: "TripleNoCompile"}, TRIPLE),

@@ -1,4 +1,4 @@
-"""The `kernels` command line (cli.md §2) against kernel-hub: versions, info (human and --json,
+"""The `kernels` command line (docs/cli.md) against kernel-hub: versions, info (human and --json,
 Hub and local), variants --explain, check, lock errors."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Hub loading against our kernel-hub (loader.md §2-§7): versions and their messages, revisions,
+"""Hub loading against our kernel-hub (docs/python-api.md): versions and their messages, revisions,
 backend=, variant errors, trust, redirects, dependencies, offline mode, has_kernel,
 get_kernel_variants, install_kernel, and the loaded-kernel registry's repo_info."""
 from __future__ import annotations

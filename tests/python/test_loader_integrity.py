@@ -1,4 +1,4 @@
-"""Request budget, cross-process safety and integrity of the cache (loader.md §7, hub-api.md §6-7):
+"""Request budget, cross-process safety and integrity of the cache (docs/python-api.md, docs/hub-api.md):
 request counts from the server's access log, 16 concurrent cold loads, corrupted cache files
 (repaired online, clear error offline), kill -9 during a download, locked loads without a Hub."""
 from __future__ import annotations

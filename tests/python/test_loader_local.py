@@ -1,4 +1,4 @@
-"""Local loading (loader.md §4 get_local_kernel, §5 import, §7 LOCAL_KERNELS): the three path
+"""Local loading (docs/python-api.md get_local_kernel, import, LOCAL_KERNELS): the three path
 layouts, the legacy package layout, the loaded-kernel registry, ops-id coexistence, dirty
 provenance, python-depends validation and argument errors. No Hub involved."""
 from __future__ import annotations

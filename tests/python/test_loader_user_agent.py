@@ -1,4 +1,4 @@
-"""The user agent the Python package computes (spec loader.md §7: caller parts, kernels/<version>,
+"""The user agent the Python package computes (docs/python-api.md: caller parts, kernels/<version>,
 python/…, backend/…, platform/…, file_type/kernel, torch/…) is what every Hub request of the C++
 core sends, and HF_HUB_DISABLE_TELEMETRY leaves none of it (the client's plain default then).
 The Hub is tests/python/hostile_hub.py unmodified, which records each request's User-Agent."""

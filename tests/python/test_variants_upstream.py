@@ -1,5 +1,5 @@
 """`get_kernel_variants` results carry the parsed variant (upstream 0.17.2's `kernels.variants`
-shape): every variant kind of variants.md §1 compared field by field with upstream's objects for
+shape): every variant kind of docs/variants.md compared field by field with upstream's objects for
 the same names, once through the parser and once through a Hub listing."""
 from __future__ import annotations
 
@@ -151,7 +151,7 @@ def test_get_kernel_variants_matches_upstream(upstream, hub, every_kind, tmp_pat
     ours = json.loads(r.stdout.splitlines()[-1])
     assert sorted(x[1]["variant_str"] for x in ours) == sorted(NAMES)
     # Each name's decision and fields match; the order of the rejected tail is not compared
-    # (upstream sorts rejections differently; the trace order is variants.md §8's business).
+    # (upstream sorts rejections differently; the trace order is docs/variants.md's business).
     by_name = lambda decisions: {x[1]["variant_str"]: x for x in decisions}  # noqa: E731
     assert by_name(ours) == by_name(theirs)
     assert len(ours) == len(theirs)

@@ -1,4 +1,4 @@
-"""Signature verification (loader.md §10, cli.md §2 `verify-signature`): `kernels.verify.verify_variant`
+"""Signature verification (docs/signature-verification.md, docs/cli.md `verify-signature`): `kernels.verify.verify_variant`
 on variants signed by the tests' own sigstore instance (sigstore_testlib.py: real certificates, SCT,
 log entry, checkpoint and signatures, verified by the sigstore library), each outcome; and
 `kernels verify-signature` against kernel-hub."""

@@ -1,4 +1,4 @@
-"""End-to-end tests of `kernel-builder check-abi` (abi-check.md) on small shared objects compiled
+"""End-to-end tests of `kernel-builder check-abi` (docs/abi-check.md) on small shared objects compiled
 here: their imports are chosen to hit each rule."""
 import json
 import shutil

@@ -1,4 +1,4 @@
-"""Noarch variants (build-output.md §2.2) and the metadata commands `hash` / `check-builds`
+"""Noarch variants (docs/build-output.md) and the metadata commands `hash` / `check-builds`
 on the build output. No compiler involved, so these are quick."""
 import json
 import subprocess

@@ -1,4 +1,4 @@
-"""[tvm-ffi] projects (build-output.md §2.3, §4.3): `kernel-builder build` makes a
+"""[tvm-ffi] projects (docs/build-output.md): `kernel-builder build` makes a
 `tvm-ffi<MM>-<compute>-<cpu>-<os>` variant holding a plain `<ops id>.so` linked to libtvm_ffi (no
 torch), the TVM-FFI `_ops.py` and metadata.json; the loader picks it by the installed tvm_ffi's
 version and its ops run on torch tensors and numpy arrays. The CPU variant is built once per
@@ -27,7 +27,7 @@ def _python_out(python: Path, code: str) -> str:
 
 @pytest.fixture(scope="session")
 def tvm_ffi_tag(kb_python) -> str:
-    """`tvm-ffi<M><m>` of the test interpreter's tvm_ffi (variants.md §2)."""
+    """`tvm-ffi<M><m>` of the test interpreter's tvm_ffi (docs/variants.md)."""
     version = _python_out(kb_python, "import tvm_ffi; print(tvm_ffi.__version__)")
     major, minor = re.match(r"(\d+)\.(\d+)", version).groups()
     return f"tvm-ffi{major}{minor}"
@@ -151,7 +151,7 @@ def test_cuda_variant_compiles_for_one_capability(tmp_path, kernel_builder, kb_p
 
 
 def test_user_agent_names_the_installed_tvm_ffi(kb_python):
-    """loader.md §7: the Hub user agent carries `tvm-ffi/<version>` when tvm_ffi is installed."""
+    """docs/python-api.md: the Hub user agent carries `tvm-ffi/<version>` when tvm_ffi is installed."""
     code = "import tvm_ffi; from kernels._system import user_agent; print(tvm_ffi.__version__); print(user_agent())"
     version, agent = _python_out(kb_python, code).splitlines()
     assert f"tvm-ffi/{version}" in agent.split("; ")

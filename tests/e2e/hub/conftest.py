@@ -73,7 +73,7 @@ def hf_env(hub, tmp_path, monkeypatch):
 
 
 def digest_json(files: dict) -> str:
-    """The `digest` value of metadata.json (build-output.md §7.1) for {relative path: bytes},
+    """The `digest` value of metadata.json (docs/build-output.md) for {relative path: bytes},
     computed here independently of the C++ code, in the canonical layout."""
     entries = ",\n".join('      "%s": "%s"' % (name, base64.b64encode(hashlib.sha256(data).digest()).decode())
                           for name, data in sorted(files.items()))

@@ -1,5 +1,5 @@
 """`kernel-builder build-and-upload`: builds, then uploads to the Hub, warning when the upload is
-a partial bundle (cli.md §1.1)."""
+a partial bundle (docs/cli.md)."""
 import os
 import shutil
 import subprocess

@@ -85,7 +85,7 @@ def bad_op(kind, path, world):
 @pytest.mark.parametrize("name,path,shown", BAD_PATHS, ids=BAD_IDS)
 def test_bad_commit_path_is_refused_naming_it(names_world, kind, name, path, shown):
     if kind == "deletedFolder" and name == "trailing-slash":
-        pytest.skip("a folder deletion may name the folder with a trailing slash (hub-api.md 3.5)")
+        pytest.skip("a folder deletion may name the folder with a trailing slash (docs/hub-api.md)")
     alice = names_world.alice
     head = alice.head("acme/pub")
     answer = alice.commit("acme/pub", [bad_op(kind, path, names_world)])

@@ -253,7 +253,7 @@ def test_variant_without_digest_is_refused(world, kernel_builder):
     doc = json.loads(meta.read_text())
     del doc["digest"]
     meta.write_text(json.dumps(doc))
-    # check-builds accepts it (cli.md: the digest is verified "if present"); upload does not.
+    # check-builds accepts it (docs/cli.md: the digest is verified "if present"); upload does not.
     assert subprocess.run([str(kernel_builder), "check-builds", str(kernel)]).returncode == 0
     result = upload(kernel_builder, kernel, hub, token)
     assert result.returncode == 1, result.stderr

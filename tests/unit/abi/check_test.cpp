@@ -1,4 +1,4 @@
-// The conformance cases of abi-check.md §8 and the report format of §6, on synthetic binaries.
+// The conformance cases of docs/abi-check.md and its report format, on synthetic binaries.
 #include "abi/check.h"
 
 #include <gtest/gtest.h>
@@ -151,7 +151,7 @@ TEST(AbiCheck, PythonAbiNewerThanRequested) {
 }
 
 TEST(AbiCheck, NonAbi3PythonSymbols) {
-  // abi_only entries (_Py_Dealloc, _PyObject_GC_New) are part of the table (abi-check.md §4), so
+  // abi_only entries (_Py_Dealloc, _PyObject_GC_New) are part of the table (docs/abi-check.md), so
   // they pass; §8's example lists _PyObject_GC_New as non-ABI3, which the table contradicts.
   auto v = check(elf({{"_PyObject_GetDictPtr", std::nullopt}, {"_Py_Dealloc", std::nullopt},
                       {"_PyObject_GC_New", std::nullopt}, {"PyFrame_GetCode", std::nullopt}}));

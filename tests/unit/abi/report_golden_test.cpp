@@ -1,4 +1,4 @@
-// Golden text of the check-abi report (abi-check.md §6) with every section it can print: manylinux
+// Golden text of the check-abi report (docs/abi-check.md) with every section it can print: manylinux
 // symbols (with and without a policy that fits), libraries, run paths, macOS, Python ABI, Torch
 // stable ABI, a clean file and a skipped one. KB_REFRESH_GOLDEN=1 rewrites the golden files
 // (tests/unit/abi/refresh-golden).

@@ -160,7 +160,7 @@ TEST(nothing_to_build, NamesWhatTheProjectNeedsAndTheToolchainsFound) {
 }
 
 // [tvm-ffi] projects: one tvm-ffi<MM>-<compute>-<cpu>-<os> variant per arch backend, MM from the
-// toolchain's tvm_ffi (variants.md §2); without tvm_ffi the toolchain builds nothing, with a note.
+// toolchain's tvm_ffi (docs/variants.md); without tvm_ffi the toolchain builds nothing, with a note.
 TEST(plan_build, TvmFfiVariantsFromTheToolchainsTvmFfi) {
   auto config = parse("[tvm-ffi]\nsrc = [\"tvm-ffi-ext/b.cpp\"]\n");
   Toolchain with_tvm = toolchain(true);

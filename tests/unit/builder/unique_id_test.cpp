@@ -1,4 +1,4 @@
-// Tests of unique ids (build-output.md §3) and git state detection.
+// Tests of unique ids (docs/build-output.md) and git state detection.
 #include <gtest/gtest.h>
 
 #include "builder/unique_id.h"

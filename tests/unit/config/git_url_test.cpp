@@ -1,4 +1,4 @@
-// GitUrl parsing and normalisation (build-toml.md §3.3).
+// GitUrl parsing and normalisation (docs/build-toml.md).
 #include <gtest/gtest.h>
 
 #include "config/git_url.h"

@@ -1,4 +1,4 @@
-// The kernel-name rule (build-toml.md §3.1).
+// The kernel-name rule (docs/build-toml.md).
 #include <gtest/gtest.h>
 
 #include "config/kernel_name.h"

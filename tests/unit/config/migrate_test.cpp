@@ -1,4 +1,4 @@
-// update-build's pure migration (build-toml.md §7).
+// update-build's pure migration (docs/build-toml.md).
 #include <gtest/gtest.h>
 
 #include "config/migrate.h"

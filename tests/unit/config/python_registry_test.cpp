@@ -1,4 +1,4 @@
-// The embedded Python-dependency registry and per-backend resolution (build-toml.md §2.4, §4).
+// The embedded Python-dependency registry and per-backend resolution (docs/build-toml.md).
 #include <gtest/gtest.h>
 
 #include "config/python_registry.h"

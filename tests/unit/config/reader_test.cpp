@@ -1,4 +1,4 @@
-// Edition probing, legacy fallback, diagnostics and load_build_config (build-toml.md §1).
+// Edition probing, legacy fallback, diagnostics and load_build_config (docs/build-toml.md).
 #include <gtest/gtest.h>
 
 #include "config/reader.h"

@@ -1,4 +1,4 @@
-// One test per schema rule of build-toml.md §2-§3 (edition 5 unless stated otherwise).
+// One test per schema rule of docs/build-toml.md (edition 5 unless stated otherwise).
 #include <gtest/gtest.h>
 
 #include "test_support.h"

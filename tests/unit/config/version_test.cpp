@@ -1,4 +1,4 @@
-// Version parsing, normalisation, ordering and display (build-toml.md §3.2).
+// Version parsing, normalisation, ordering and display (docs/build-toml.md).
 #include <gtest/gtest.h>
 
 #include "config/version.h"

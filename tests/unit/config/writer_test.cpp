@@ -1,4 +1,4 @@
-// The edition-5 serializer and comment carry-over (build-toml.md §7).
+// The edition-5 serializer and comment carry-over (docs/build-toml.md).
 #include <gtest/gtest.h>
 
 #include "config/toml_comments.h"

@@ -1,4 +1,4 @@
-// plan_version_branch: additions and stale deletions per hub-api.md §5 step 6.
+// plan_version_branch: additions and stale deletions per docs/hub-api.md.
 #include "hub/publish/operations.h"
 
 #include <gtest/gtest.h>

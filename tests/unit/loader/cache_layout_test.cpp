@@ -1,4 +1,4 @@
-// huggingface_hub cache layout paths, refs and offline lookups (hub-api.md §6).
+// huggingface_hub cache layout paths, refs and offline lookups (docs/hub-api.md).
 #include "loader/cache_layout.h"
 
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// kernel-status.toml parsing and its exact error texts (loader.md §4 install step 1).
+// kernel-status.toml parsing and its exact error texts (docs/python-api.md install step 1).
 #include "loader/kernel_status.h"
 
 #include <gtest/gtest.h>

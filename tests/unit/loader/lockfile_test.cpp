@@ -1,4 +1,4 @@
-// Lock hashes and kernels.lock (de)serialisation (loader.md §8.2).
+// Lock hashes and kernels.lock (de)serialisation (docs/loader.md).
 #include "loader/lockfile.h"
 
 #include <gtest/gtest.h>

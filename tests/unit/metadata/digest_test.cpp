@@ -1,4 +1,4 @@
-// Tests of variant-directory digests (build-output.md §7.1 test vectors and violation texts).
+// Tests of variant-directory digests (docs/build-output.md test vectors and violation texts).
 #include <gtest/gtest.h>
 
 #include "metadata/digest.h"

@@ -1,4 +1,4 @@
-// Tests of variant discovery (cli.md §1.1).
+// Tests of variant discovery (docs/cli.md).
 #include <gtest/gtest.h>
 
 #include "metadata/discovery.h"

@@ -1,4 +1,4 @@
-// Tests of CUDA/ROCm arch selection (variants.md §4).
+// Tests of CUDA/ROCm arch selection (docs/variants.md).
 #include "variant/cuda_capabilities.h"
 
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// Tests of the embedded matrix and project variant enumeration (variants.md §2-3).
+// Tests of the embedded matrix and project variant enumeration (docs/variants.md).
 #include "variant/project_variants.h"
 
 #include <gtest/gtest.h>
@@ -85,7 +85,7 @@ TEST(ParseMatrix, RefusesUnknownFormatVersion) {
 }
 
 TEST(ProjectVariants, BundleRowsOfSpec) {
-  // The spec's torch arch bundle rows (variants.md §3), per system and backend.
+  // The spec's torch arch bundle rows (docs/variants.md), per system and backend.
   auto c = torch_project({Backend::cuda, Backend::rocm, Backend::xpu, Backend::cpu, Backend::metal},
                          {Backend::cuda, Backend::rocm, Backend::xpu, Backend::cpu, Backend::metal});
   auto r = project_variants(matrix(), c, x86_linux).value();

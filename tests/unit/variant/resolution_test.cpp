@@ -1,4 +1,4 @@
-// Conformance cases (variants.md §10), acceptance reason texts (§7) and trace properties (§9).
+// Conformance cases (docs/variants.md), acceptance reason texts and trace properties.
 #include "variant/resolution.h"
 
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// Tests of VariantName::parse / to_string (variants.md §1, §5) and builder naming (§1-2).
+// Tests of VariantName::parse / to_string (docs/variants.md) and builder naming.
 #include "variant/variant_name.h"
 
 #include <gtest/gtest.h>
