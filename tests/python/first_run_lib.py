@@ -1,4 +1,4 @@
-"""Helpers of the first-run tests (issue 17): a system pinned to CUDA 12.8 / Torch 2.11 /
+"""Helpers of the first-run tests (docs/loader.md): a system pinned to CUDA 12.8 / Torch 2.11 /
 x86_64-linux with or without a visible device, so the golden messages do not depend on the
 machine, and golden files (refresh: KB_REFRESH_GOLDEN=1 pytest tests/python/test_first_run*.py)."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Facts the Python facade asks the C++ core for instead of keeping a copy (issue 16, one owner
+"""Facts the Python facade asks the C++ core for instead of keeping a copy (one owner
 per fact): the backend list, version prefixes and the compute string of variant names, the `v<N>`
 branch and its "not found" text, the digest mismatch text. Each test picks an input where a
 Python copy of the rule would answer differently, or proves the facade follows the core."""

@@ -1,5 +1,5 @@
 """`kernel-builder check-abi` on tiny shared objects compiled here with chosen symbol versions
-(`.symver`), DT_NEEDED entries and run paths (issue 11): exactly the expected violations under
+(`.symver`), DT_NEEDED entries and run paths (docs/building.md): exactly the expected violations under
 several manylinux policies, and the report text (golden)."""
 import json
 import platform

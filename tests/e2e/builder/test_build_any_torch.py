@@ -1,4 +1,4 @@
-"""Builds with any torch (issue 12 item 3): a torch outside the reference matrix (2.15 from PyPI,
+"""Builds with any torch (docs/building.md): a torch outside the reference matrix (2.15 from PyPI,
 in .venv-torch215 from scripts/install-deps) builds its own variant next to the pinned 2.11 one in
 one `build --python A --python B`; [torch] bounds decide which toolchain builds; a build with
 nothing buildable fails naming what the project needs and the toolchains it found."""

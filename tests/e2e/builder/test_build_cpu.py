@@ -69,7 +69,7 @@ def test_one_file_edit_recompiles_one_unit(cpu_build, cpu_variant, kernel_builde
     assert len(compiled) == 1 and "addone_cpu.cpp" in compiled[0], compiled
     assert f"{cpu_variant}: 1 compile job(s) instead of 2: memory budget 1.5 GiB" in result.stderr
     # The build runs check-abi on the module (docs/building.md) against torch 2.11's
-    # policy; the module is portable (linked against C-library stubs of manylinux_2_28, issue 11)
+    # policy; the module is portable (linked against C-library stubs of manylinux_2_28: docs/building.md)
     # although this host's glibc is newer: no manylinux note, and check-abi agrees.
     check = subprocess.run([str(kernel_builder), "check-abi", str(project)], capture_output=True, text=True)
     assert check.returncode == 0, check.stderr

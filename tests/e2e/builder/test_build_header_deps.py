@@ -1,4 +1,4 @@
-"""Header-only build dependencies (issue 12 item 2): a CUDA unit with `depends = ["cutlass_4_0"]`
+"""Header-only build dependencies (docs/building.md): a CUDA unit with `depends = ["cutlass_4_0"]`
 compiles against the headers of CUTLASS_SRC_DIR; without a source the build fails before
 compiling anything, naming CUTLASS_SRC_DIR and the shared cache. (A stand-in header tree keeps the
 test offline and small; the real CUTLASS is exercised by the GPU machine's examples.)"""

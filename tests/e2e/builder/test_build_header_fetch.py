@@ -1,4 +1,4 @@
-"""Pinned header archives (issue 12 item 2): with no CUTLASS_SRC_DIR and no cache entry, the
+"""Pinned header archives (docs/building.md): with no CUTLASS_SRC_DIR and no cache entry, the
 builder downloads the archive its table pins (here: a table from KERNEL_BUILDER_HEADER_ARCHIVES
 naming a wheel served by a local HTTP server), checks its SHA-256 before extracting anything,
 unpacks only the include directory into the shared cache, and fetches it once for two builds at

@@ -1,4 +1,4 @@
-"""Portable Linux modules (issue 11) on the session's CPU build of the addone project: by default
+"""Portable Linux modules (docs/building.md) on the session's CPU build of the addone project: by default
 the module meets torch 2.11's manylinux_2_28 although this host's glibc is newer; `--no-portable`
 links against the host glibc as it is, and the build's note then names each symbol@version, its
 library and what it needs; `--manylinux` picks the policy. Relinking only: the objects are reused."""

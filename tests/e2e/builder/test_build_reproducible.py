@@ -1,4 +1,4 @@
-"""Reproducible builds (issue 11): `build --check-reproducible` builds the addone project twice in
+"""Reproducible builds (docs/building.md): `build --check-reproducible` builds the addone project twice in
 two temporary directories (no compiler cache) and finds the variant byte-identical; its
 metadata.json (which carries the digest of every file) is also identical to the one of the
 session's CPU build, made in a third directory."""

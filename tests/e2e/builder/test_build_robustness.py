@@ -1,4 +1,4 @@
-"""A builder that survives real use (issue 12 item 5): a copied/moved kernel directory, a branch
+"""A builder that survives real use (docs/building.md): a copied/moved kernel directory, a branch
 switch, a new torch in the same venv, a full disk, Ctrl-C mid-build and a second build in the
 same directory each rebuild correctly or stop with a clear message, and no variant directory is
 ever left looking complete when it is not.

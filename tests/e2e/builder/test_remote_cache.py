@@ -1,4 +1,4 @@
-"""A compile cache shared between machines (issue 19): `build --remote-cache redis://…` puts every
+"""A compile cache shared between machines (docs/release-ci.md): `build --remote-cache redis://…` puts every
 compile through ccache's remote storage. Two "runners" (two clean copies of the addone fixture in
 directories of different depth, each with its own empty local ccache and user cache) build the
 same CPU variant against one real redis-server: the second gets every compile from the remote

@@ -1,4 +1,4 @@
-"""`kernel-builder ci plan` and `ci generate github` (issue 19 item 1): the release bundle grouped by
+"""`kernel-builder ci plan` and `ci generate github` (docs/release-ci.md): the release bundle grouped by
 toolchain, and a GitHub Actions workflow that runs it. The workflow is validated by
 check-jsonschema against SchemaStore's github-workflow schema (vendored in the PyPI package), its
 shell steps by ShellCheck, and its expressions by a check that every `${{ matrix.X }}` a job uses

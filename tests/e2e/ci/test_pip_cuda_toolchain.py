@@ -1,4 +1,4 @@
-"""The CUDA toolchain the generated workflow installs with pip (issue 19): nvcc, nvvm and crt from
+"""The CUDA toolchain the generated workflow installs with pip (docs/release-ci.md): nvcc, nvvm and crt from
 `nvidia-cuda-nvcc`/`nvidia-nvvm`/`nvidia-cuda-crt` 13.0 (requirements/dev.txt, as the plan's
 `install.nvcc` names them) beside torch's CUDA runtime packages, merged into one CUDA_HOME by the
 workflow's own "Assemble CUDA_HOME" step, run here verbatim. A CUDA variant then builds with that

@@ -1,4 +1,4 @@
-"""The release matrix simulated here (issue 19 item 4): scripts/simulate-release runs the CPU and
+"""The release matrix simulated here (docs/release-ci.md): scripts/simulate-release runs the CPU and
 noarch groups of a plan with 2 local runners (separate clones, ccaches and user caches), one real
 redis-server as the shared compile cache, concurrent uploads to one kernel-hub branch, and
 `kernel-builder ci verify` against the plan. A second round on fresh runners takes every compile

@@ -1,4 +1,4 @@
-"""`kernel-builder ci verify` (issue 19): the branch of a release holds every planned variant, each
+"""`kernel-builder ci verify` (docs/release-ci.md): the branch of a release holds every planned variant, each
 with its metadata.json. Before any upload the branch is missing (exit 1, a hint to run the build
 jobs); a partial upload lists what is missing (exit 1); the complete branch passes (exit 0)."""
 import json

@@ -1,4 +1,4 @@
-"""Uploads from many machines merge safely (issue 19): eight `kernel-builder upload` processes,
+"""Uploads from many machines merge safely (docs/release-ci.md): eight `kernel-builder upload` processes,
 each with a different variant of the same kernel version, run at once against kernel-hub. Every
 upload succeeds and the branch ends with every variant: the first one creates `v1`, the others
 find it created (the Hub's 409) and do not take the new branch's files for inherited ones; a

@@ -1,4 +1,4 @@
-"""issue 13, "Done when": the official huggingface_hub client, as a user installs it, against
+"""The official huggingface_hub client (docs/hub-api.md), as a user installs it, against
 kernel-hub. Each scenario runs official_client_driver.py in a subprocess whose environment is
 built here from nothing but PATH and HOME (so conftest's HF_HUB_DISABLE_XET does not leak in):
 

@@ -1,5 +1,5 @@
 // Tests of the build directory lock, stale staging cleanup, the moved-CMake-cache detection and
-// the disk-space hint (issue 12 item 5).
+// the disk-space hint (docs/building.md).
 #include <gtest/gtest.h>
 
 #include <unistd.h>

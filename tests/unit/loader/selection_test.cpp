@@ -1,4 +1,4 @@
-// select_variant's CPU fallback (docs/loader.md, issue 17) and no_variant_error's hints (selection.h).
+// select_variant's CPU fallback (docs/loader.md) and no_variant_error's hints (selection.h).
 #include <gtest/gtest.h>
 
 #include "loader/selection.h"
