@@ -150,7 +150,7 @@ void HubService::lfs_batch(const Request& request, Response& response, const Rep
     } else if (reachable_object(caller, target.repo, object.oid) && store_.objects().contains(object.oid)) {
       // Already present for this repository (or readable by the caller): nothing to upload.
     } else if (!usage_.has(caller->name, object.oid) && limits_.quota != 0 &&
-               usage_.used(caller->name) + object.size > limits_.quota) {
+               usage_.used(caller->name) + object.size + kRecordBookkeeping > limits_.quota) {
       entry["error"] = {{"code", 413},
                         {"message", "Uploading " + bytes_text(object.size) + " would exceed the storage quota of " +
                                         bytes_text(limits_.quota) + " of user `" + caller->name + "` (" +
@@ -189,13 +189,15 @@ void HubService::lfs_upload(const std::string& ticket_id, const Request& request
     }
   }
   bool charged_before = usage_.has(ticket->user, ticket->sha256);
-  if (!charged_before && !usage_.reserve(ticket->user, ticket->size, limits_.quota)) {
+  // An object costs its bytes and its bookkeeping (owned-set and ledger lines), like a record.
+  const uint64_t cost = ticket->size + kRecordBookkeeping;
+  if (!charged_before && !usage_.reserve(ticket->user, cost, limits_.quota)) {
     release_ticket(ticket_id);
     return refuse(413, "Uploading " + bytes_text(ticket->size) + " would exceed the storage quota of " +
                            bytes_text(limits_.quota) + " of user `" + ticket->user + "`");
   }
   auto unreserve = [&] {
-    if (!charged_before) usage_.release(ticket->user, ticket->size);
+    if (!charged_before) usage_.release(ticket->user, cost);
   };
   auto temp = store_.objects().new_temp_path();
   bool written = false;
@@ -228,7 +230,7 @@ void HubService::lfs_upload(const std::string& ticket_id, const Request& request
   }
   auto owned = store_.add_owned(ticket->repo, {stored->sha256});
   object_guard.unlock();
-  auto charged = usage_.charge(ticket->user, stored->sha256, stored->size);
+  auto charged = usage_.charge(ticket->user, stored->sha256, stored->size + kRecordBookkeeping);
   unreserve();
   if (!owned) return reply_error(response, 500, "", owned.error().message);
   if (!charged) return reply_error(response, 500, "", charged.error().message);
@@ -279,7 +281,7 @@ void HubService::commit(const Request& request, Response& response, const RepoRe
       return reply_error(response, 413, "", "File `" + op.path + "` of " + bytes_text(op.content.size()) +
                                                 " exceeds the maximum file size of " + bytes_text(limits_.max_file_size));
     }
-    if (!usage_.has(caller->name, util::sha256_hex(op.content))) inline_bytes += op.content.size();
+    if (!usage_.has(caller->name, util::sha256_hex(op.content))) inline_bytes += op.content.size() + kRecordBookkeeping;
   }
   if (inline_bytes > 0 && !usage_.reserve(caller->name, inline_bytes, limits_.quota)) {
     return reply_error(response, 413, "", "Committing " + bytes_text(inline_bytes) +
@@ -336,7 +338,7 @@ void HubService::commit(const Request& request, Response& response, const RepoRe
   auto result = store_.commit(target.repo, commit_request);
   if (!result.ok()) return reply_error(response, result.error());
   for (const auto& [sha256, size] : charges) {
-    if (auto charged = usage_.charge(caller->name, sha256, size); !charged) {
+    if (auto charged = usage_.charge(caller->name, sha256, size + kRecordBookkeeping); !charged) {
       return reply_error(response, 500, "", charged.error().message);
     }
   }

@@ -235,3 +235,50 @@ def test_storage_quota_counts_benchmark_records(kernel_hub, tmp_path):
         assert len(alice.get(benchmarks_path("acme/relu")).json()["runs"]) == len(records) == fitting
     finally:
         server.stop()
+
+
+def test_owners_hide_and_delete_runs_and_outsiders_are_marked(world):
+    """The finding: anyone posts runs to anyone's public kernel and the owner can neither hide
+    nor delete them. Now runs of outsiders are marked, the owners hide, unhide and delete any
+    run, a hidden run is shown to the owners only, and the page names who posted each run."""
+    own = post(world.alice, "acme/relu", run_document("acme/relu")).json()["id"]
+    spam = post(world.mallory, "acme/relu", run_document("acme/relu")).json()["id"]
+    runs = {run["id"]: run for run in world.anonymous.get(benchmarks_path("acme/relu")).json()["runs"]}
+    assert (runs[own]["outsider"], runs[spam]["outsider"]) == (False, True)
+    assert runs[spam]["uploaded_by"] == "mallory" and not runs[spam]["hidden"]
+    page = world.anonymous.get("/acme/relu").text
+    assert "by mallory <span class=\"outsider\"" in page and "by alice, " in page
+
+    # Only the owners moderate: the poster of a run and anonymous callers cannot.
+    for who, status in ((world.mallory, 403), (world.anonymous, 401)):
+        assert who.post(benchmarks_path("acme/relu", f"/{spam}/hide")).status_code == status
+        assert who.request("DELETE", benchmarks_path("acme/relu", f"/{own}")).status_code == status
+    answer = world.alice.post(benchmarks_path("acme/relu", f"/{spam}/hide"))
+    assert answer.status_code == 200 and answer.json() == {"id": spam, "hidden": True}, answer.text
+    for who in (world.anonymous, world.mallory):
+        assert [run["id"] for run in who.get(benchmarks_path("acme/relu")).json()["runs"]] == [own]
+        missing = who.get(benchmarks_path("acme/relu", f"/{spam}"))
+        assert missing.status_code == 404 and missing.headers["X-Error-Code"] == "BenchmarkNotFound"
+    assert "mallory" not in world.anonymous.get("/acme/relu").text
+    listed = world.alice.get(benchmarks_path("acme/relu")).json()["runs"]
+    assert [(run["id"], run["hidden"]) for run in listed] == [(own, False), (spam, True)]
+    assert world.alice.post(benchmarks_path("acme/relu", f"/{spam}/unhide")).json()["hidden"] is False
+    assert len(world.anonymous.get(benchmarks_path("acme/relu")).json()["runs"]) == 2
+
+    # Deleting gives the run's bytes back to its poster's quota.
+    usage = world.server.root / "usage" / "mallory"
+    charged = [line for line in usage.read_text().splitlines() if not line.endswith(" -")]
+    assert world.alice.request("DELETE", benchmarks_path("acme/relu", f"/{spam}")).status_code == 200
+    assert world.alice.get(benchmarks_path("acme/relu", f"/{spam}")).status_code == 404
+    assert world.alice.request("DELETE", benchmarks_path("acme/relu", f"/{spam}")).status_code == 404
+    assert usage.read_text().splitlines()[-1] == charged[-1].split()[0] + " -"
+    assert [run["id"] for run in world.anonymous.get(benchmarks_path("acme/relu")).json()["runs"]] == [own]
+    world.server.assert_alive()
+
+
+def test_outsiders_cannot_moderate_a_private_kernel_they_cannot_see(world):
+    run = post(world.alice, "acme/secret", run_document("acme/secret")).json()["id"]
+    for action in ("/hide", "/unhide"):
+        assert world.mallory.post(benchmarks_path("acme/secret", f"/{run}{action}")).status_code == 404
+    assert world.mallory.request("DELETE", benchmarks_path("acme/secret", f"/{run}")).status_code == 404
+    assert world.alice.post(benchmarks_path("acme/secret", f"/{'0' * 20}/hide")).status_code == 404

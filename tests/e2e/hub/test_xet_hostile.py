@@ -179,13 +179,13 @@ def test_signed_xorb_urls_cannot_be_widened(setup):
 
 def test_stored_xorbs_count_against_the_quota(kernel_hub, tmp_path, setup):
     import subprocess
-    # Charged to the uploader once, by size, like an LFS object.
+    # Charged to the uploader once, by size and 128 bytes of bookkeeping, like an LFS object.
     hub, alice, _ = setup
     _, grant = xet_token(hub, alice, "alice/a")
     xorb = XORB.read_bytes()
     assert cas(grant, "POST", f"/v1/xorbs/default/{XORB_HASH}", xorb)[0] == 200
     assert cas(grant, "POST", f"/v1/xorbs/default/{XORB_HASH}", xorb)[0] == 200
-    assert (hub.root / "usage" / "alice").read_text().count(f"{XORB_HASH} {len(xorb)}") == 1
+    assert (hub.root / "usage" / "alice").read_text().count(f"{XORB_HASH} {len(xorb) + 128}") == 1
     # A Hub whose quota is below the xorb's size refuses it and stores nothing.
     root = tmp_path / "root"
     root.mkdir()
