@@ -1,4 +1,4 @@
-"""What portable (manylinux) linking costs in kernel speed (issue 11): times the relu example's op
+"""What portable (manylinux) linking costs in kernel speed (docs/building.md): times the relu example's op
 from two built variant directories, one linked portably (the default) and one with
 `--no-portable`, interleaved, on CPU or CUDA. Each figure is the median of --reps timed runs of
 --iters calls after a warm-up; the ratio is portable time / native time (1.00 = no cost).

@@ -92,7 +92,7 @@ def _stable_abi(config: dict, backend: str) -> str | None:
 
 
 def variant_name(example_dir: Path, backend: str) -> str:
-    """Name of the variant of `backend` that this machine's toolchain builds (variants.md §1)."""
+    """Name of the variant of `backend` that this machine's toolchain builds (docs/variants.md)."""
     config = read_build_toml(example_dir)
     units = [u for u in config.get("kernel", {}).values() if u.get("backend") == backend]
     if "torch-noarch" in config or not units:
@@ -324,7 +324,7 @@ def build_with_cpp_extension(example_dir: Path, backend: str) -> Path:
         "name": ops_id,
         "sources": compiled,
         "extra_include_paths": [str(include_dir), str(example_dir / "torch-ext")],
-        # -fno-gnu-unique as in the builder (build-output.md §5.2): two builds of one kernel in a
+        # -fno-gnu-unique as in the builder (docs/build-output.md): two builds of one kernel in a
         # process must not share template statics and inline-function statics.
         "extra_cflags": ["-O3", "-fno-gnu-unique", *defines],
         "extra_cuda_cflags": ["-O3", "-Xcompiler", "-fno-gnu-unique", *defines, "-U__CUDA_NO_HALF_OPERATORS__",

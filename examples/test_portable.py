@@ -1,6 +1,6 @@
 """Every example's CPU variant, as built for the other example tests (one build per session),
 passes `kernel-builder check-abi --manylinux manylinux_2_28`: portable output from this host
-(issue 11; torch 2.11's wheels are manylinux_2_28)."""
+(docs/building.md; torch 2.11's wheels are manylinux_2_28)."""
 import importlib.util
 import os
 import shutil

@@ -1,4 +1,4 @@
-# Writes a header embedding a metallib (build-output.md §5.4): namespace NS with metallib_data[],
+# Writes a header embedding a metallib (kernel-builder's docs/build-output.md): namespace NS with metallib_data[],
 # metallib_data_len and createLibrary(device, error). Run with -DIN= -DOUT= -DNS=.
 file(READ "${IN}" hex HEX)
 string(REGEX REPLACE "([0-9a-f][0-9a-f])" "0x\\1," bytes "${hex}")
