@@ -2,7 +2,7 @@
 # The wheels on another distribution: pip install of dist/ → init → build → upload → get_kernel on CUDA.
 # docs/install.md. Its own Python 3.12, none of the project's Debian packages, nothing of .device/.
 # Carried: dist/ from `KB_WHEEL_PYTHONS="3.11 3.12" scripts/build-wheels`. Nothing is built there
-# but the kernel: fresh venv (system site-packages for torch, cmake, ninja) → pip install of the two
+# but the kernel: fresh venv (the machine's site-packages after its own, for torch, cmake, ninja) → pip install of the two
 # wheels → kernel-builder init → build (CUDA variant for this GPU) → kernel-hub serve → upload →
 # get_kernel → the op on CUDA. Figures: install seconds, build seconds, total.
 unset PYTHONPATH LD_LIBRARY_PATH
@@ -15,7 +15,12 @@ ls -l dist/*.whl | tee -a "$SUMMARY"
 
 work=$(mktemp -d)
 step "1. fresh venv + pip install of the wheels (no index)"
-python3 -m venv --system-site-packages "$work/venv" || fail "venv"
+python3 -m venv "$work/venv" || fail "venv"
+# torch, cmake and ninja come from the machine's python3 (itself a venv there, which
+# --system-site-packages would not reach): its site directories go after the venv's own, so the
+# wheels' kernels is the one imported.
+python3 -c 'import site, sys; print("\n".join(p for p in site.getsitepackages() + [site.getusersitepackages()] if p))' \
+  > "$("$work/venv/bin/python" -c 'import sysconfig; print(sysconfig.get_path("purelib"))')/zz_machine_site.pth"
 start=$(date +%s.%N)
 "$work/venv/bin/python" -m pip install -q --no-index --disable-pip-version-check \
   dist/kernels-*-cp312-*.whl dist/kernel_builder-*.whl > "$OUT/install.log" 2>&1 || fail "pip install (install.log)"
