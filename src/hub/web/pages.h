@@ -38,6 +38,7 @@ struct BenchmarkRunView {
   std::string uploaded_by;
   std::string uploaded_at;
   protocol::BenchmarkRun run;
+  bool outsider = false;  // posted by someone outside the repository's namespace
 };
 
 struct RepoView {
@@ -54,7 +55,7 @@ struct RepoView {
   std::string card;       // its Markdown
   std::vector<VariantRow> variants;
   std::vector<RepoFile> files;
-  std::vector<BenchmarkRunView> benchmarks;  // every run of the repository, oldest first
+  std::vector<BenchmarkRunView> benchmarks;  // every run of the repository not hidden by its owners, oldest first
 };
 
 // v<N> branch names in numeric order first, then the other branches: (versions, others).
