@@ -238,7 +238,7 @@ Result<BinaryInfo> read_macho(const fs::path& path, std::string_view bytes, bool
     }
     at += size;
   }
-  // Ours also accepts the older LC_VERSION_MIN_MACOSX (abi-check.md §3 MAY).
+  // Ours also accepts the older LC_VERSION_MIN_MACOSX (docs/abi-check.md MAY).
   if (!info.macos_minos) info.macos_minos = version_min;
   return info;
 }

@@ -1,4 +1,4 @@
-// What `check-abi` needs from a native file (abi-check.md §1): its format, its CPU architecture,
+// What `check-abi` needs from a native file (docs/abi-check.md): its format, its CPU architecture,
 // the symbols it imports (with their version requirement, ELF) and, for Mach-O, the minimum macOS
 // version. ELF is read with libelf from the dynamic symbol table and its version sections
 // (`.dynsym` + `.gnu.version` + `.gnu.version_r`), which also works on stripped files. Mach-O has

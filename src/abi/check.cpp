@@ -69,7 +69,7 @@ Result<Policy> load_policy(const std::string& requested, const std::string& arch
   return policy;
 }
 
-// Symbol-version violations of `binary` under `policy` (abi-check.md §2 rule).
+// Symbol-version violations of `binary` under `policy` (docs/abi-check.md rule).
 std::vector<Violation> symbol_violations(const BinaryInfo& binary, const Policy& policy) {
   std::vector<Violation> out;
   for (const auto& symbol : binary.imports) {

@@ -1,4 +1,4 @@
-// The ABI check of built variants (abi-check.md): manylinux symbol versions (ELF), the macOS
+// The ABI check of built variants (docs/abi-check.md): manylinux symbol versions (ELF), the macOS
 // minimum version (Mach-O), Python's stable ABI, and — for stable-ABI variants — only stable Torch
 // symbols. Violations are values; `render_file_report` prints them in the spec's format.
 // The tables (manylinux policy, CPython stable ABI, Torch shim versions) are embedded from
@@ -45,7 +45,7 @@ struct Violation {
 struct FileReport {
   std::filesystem::path path;
   std::string format_name;
-  bool skipped = false;  // not ELF/Mach-O: a warning, not a failure (abi-check.md §1 QUIRK)
+  bool skipped = false;  // not ELF/Mach-O: a warning, not a failure (docs/abi-check.md QUIRK)
   std::vector<Violation> violations;
   // ELF with manylinux violations: the oldest policy whose symbol versions the file meets
   // (empty when none does, e.g. GLIBC_PRIVATE).
@@ -87,7 +87,7 @@ util::Result<FileReport> check_file(const std::filesystem::path& path, const Che
 // The files checked in a variant directory: every regular file ending in `.so` or `.pyd`, sorted.
 std::vector<std::filesystem::path> native_files(const std::filesystem::path& variant_dir);
 
-// stderr text for one file (abi-check.md §6): the "Checking" line, violation sections, and the
+// stderr text for one file (docs/abi-check.md): the "Checking" line, violation sections, and the
 // verdict line; `torch_stable_abi` adds the Torch heading.
 std::string render_file_report(const FileReport& report, const CheckOptions& options);
 
