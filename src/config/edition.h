@@ -1,4 +1,4 @@
-// The build.toml schemas the reader understands (build-toml.md §1.2): edition 5 and the two
+// The build.toml schemas the reader understands (docs/build-toml.md): edition 5 and the two
 // legacy shapes without a `general.edition` key.
 #pragma once
 

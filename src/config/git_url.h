@@ -1,4 +1,4 @@
-// GitUrl parsing (build-toml.md §3.3): URLs with a git-capable scheme, or scp-like
+// GitUrl parsing (docs/build-toml.md): URLs with a git-capable scheme, or scp-like
 // `user@host:path`, which is normalised to `ssh://user@host/path`.
 #pragma once
 

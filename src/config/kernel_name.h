@@ -1,4 +1,4 @@
-// The kernel-name rule (build-toml.md §3.1), shared by build.toml, metadata.json and `init`.
+// The kernel-name rule (docs/build-toml.md), shared by build.toml, metadata.json and `init`.
 #pragma once
 
 #include <string_view>

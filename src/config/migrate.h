@@ -1,5 +1,5 @@
 // `update-build` as a pure function: legacy (v4 / v3) build.toml text -> edition-5 text, keeping
-// comments and kernel order (build-toml.md §7).
+// comments and kernel order (docs/build-toml.md).
 #pragma once
 
 #include <optional>

@@ -1,4 +1,4 @@
-// The in-memory build.toml model (edition 5, build-toml.md §2). Legacy editions are upgraded
+// The in-memory build.toml model (edition 5, docs/build-toml.md). Legacy editions are upgraded
 // into this same model by the reader; every later stage (variants, codegen, build, upload,
 // metadata) reads only this.
 #pragma once
@@ -15,14 +15,14 @@
 
 namespace kb::config {
 
-// build-toml.md §3.3. `original` is written verbatim to metadata.json; `normalized` is shown in
+// docs/build-toml.md. `original` is written verbatim to metadata.json; `normalized` is shown in
 // the card (scp-like `user@host:path` -> `ssh://user@host/path`).
 struct GitUrl {
   std::string original;
   std::string normalized;
 };
 
-// build-toml.md §3.4: exactly one of version / revision.
+// docs/build-toml.md: exactly one of version / revision.
 struct KernelDependency {
   std::string repo_id;
   std::optional<int64_t> version;
@@ -100,7 +100,7 @@ struct TvmFfiConfig {
 
 using Framework = std::variant<TorchConfig, TorchNoarchConfig, TvmFfiConfig>;
 
-// [kernel.<name>] (build-toml.md §2.3). Backend-specific keys are only set for their backend.
+// [kernel.<name>] (docs/build-toml.md). Backend-specific keys are only set for their backend.
 struct KernelUnit {
   std::string name;  // the TOML key
   Backend backend = Backend::cpu;
@@ -131,7 +131,7 @@ struct BuildConfig {
   // Kernel units of `backend` (empty for torch-noarch projects).
   std::vector<const KernelUnit*> units_for(Backend backend) const;
   // The framework's `pyext` extensions other than py and pyi: data files a variant ships beside
-  // its Python sources (build-toml.md; the default ["py", "pyi"] ships none).
+  // its Python sources (docs/build-toml.md; the default ["py", "pyi"] ships none).
   std::vector<std::string> data_extensions() const;
 };
 

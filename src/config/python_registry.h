@@ -1,4 +1,4 @@
-// The Python-dependency registry (build-toml.md §4), embedded from data/python_registry.json and
+// The Python-dependency registry (docs/build-toml.md), embedded from data/python_registry.json and
 // shared by the config checks, code generation (pyproject.toml, metadata.json) and the loader.
 #pragma once
 
@@ -29,7 +29,7 @@ class PythonRegistry {
  public:
   // The registry baked into the binary (parsed once).
   static const PythonRegistry& embedded();
-  // Parses registry JSON (the shape of §4).
+  // Parses registry JSON (the shape of data/python_registry.json).
   static util::Result<PythonRegistry> parse(std::string_view json_text);
 
   const PythonDependency* find_general(std::string_view name) const;
@@ -48,7 +48,7 @@ class PythonRegistry {
   std::string json_text_;
 };
 
-// Python dependencies of `backend` (build-toml.md §2.4): the general names, then those of
+// Python dependencies of `backend` (docs/build-toml.md): the general names, then those of
 // [general.<backend>] for cuda/neuron/tpu/xpu. Errors (exact): `Unknown dependency: `<name>``,
 // `Unknown dependency `<name>` for backend `<b>``, `No dependencies are defined for backend: <b>`.
 util::Result<std::vector<const PythonDependency*>> resolve_python_depends(const BuildConfig& config, Backend backend,

@@ -46,7 +46,7 @@ ParseOutcome checked(const toml::table& root, const detail::SchemaOutcome& schem
 
 std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
 
-// No `general.edition`: v4, else v3, else an error naming both failures (build-toml.md §1.2).
+// No `general.edition`: v4, else v3, else an error naming both failures (docs/build-toml.md).
 ParseOutcome parse_legacy(const toml::table& root, const std::string& file) {
   // The schema alone picks the edition; the cross-section checks run on the chosen one only.
   DiagnosticSink v4(file);

@@ -28,12 +28,12 @@ struct ParseOutcome {
   std::vector<Diagnostic> warnings;
 };
 
-// Parses build.toml text: TOML syntax, the schema of the probed edition (build-toml.md §1.2)
-// and the cross-section checks of §2.4 (registry names are errors, ignored settings warnings).
+// Parses build.toml text: TOML syntax, the schema of the probed edition (docs/build-toml.md)
+// and the cross-section checks (registry names are errors, ignored settings warnings).
 // `file_name` is used in diagnostics only. Never throws.
 ParseOutcome parse_build_toml(std::string_view text, std::string_view file_name);
 
-// The exact upgrade notice of build-toml.md §1.3 (no trailing newline).
+// The exact upgrade notice of docs/build-toml.md (no trailing newline).
 std::string_view legacy_v4_warning();
 // `build.toml uses an unsupported legacy format; migrate it with `kernel-builder update-build``.
 std::string_view legacy_v3_error();
@@ -44,7 +44,7 @@ util::Result<std::string> read_build_toml(const std::filesystem::path& kernel_di
 // The path diagnostics use for <kernel_dir>/build.toml (lexically normalised).
 std::string build_toml_display_path(const std::filesystem::path& kernel_dir);
 
-// For commands that need a configuration (build-toml.md §1.3): reads <kernel_dir>/build.toml,
+// For commands that need a configuration (docs/build-toml.md): reads <kernel_dir>/build.toml,
 // returns the edition-5 model. A v4 file prints the upgrade warning to stderr; a v3 file is an
 // error with the `update-build` hint; parse errors come back as `Cannot parse TOML in <path>`
 // caused by every rendered diagnostic.

@@ -1,5 +1,5 @@
 // Internal to the config library: the schema walk that turns a parsed TOML document into the
-// edition-5 model, for edition 5 itself and the legacy v4 / v3 shapes (build-toml.md §2, §6, §7).
+// edition-5 model, for edition 5 itself and the legacy v4 / v3 shapes (docs/build-toml.md).
 #pragma once
 
 #include <optional>

@@ -1,4 +1,4 @@
-// The framework sections [torch], [torch-noarch] and [tvm-ffi] (build-toml.md §2.2, §5, §6, §7).
+// The framework sections [torch], [torch-noarch] and [tvm-ffi] (docs/build-toml.md).
 #include "config/schema.h"
 #include "util/strings.h"
 
@@ -56,7 +56,7 @@ TorchConfig parse_torch(const toml::table& table, Edition edition, DiagnosticSin
   return torch;
 }
 
-// Both spellings of one [torch-noarch] key (see the QUIRK in build-toml.md §2.2).
+// Both spellings of one [torch-noarch] key (see the QUIRK in docs/build-toml.md).
 std::optional<std::vector<std::string>> either_spelling(TableReader& reader, const char* underscore, const char* dash) {
   const toml::node* first = reader.take(underscore);
   const toml::node* second = reader.take(dash);

@@ -1,4 +1,4 @@
-// The [general] table and its sub-tables, plus KernelDependency lists (build-toml.md §2.1, §3.4).
+// The [general] table and its sub-tables, plus KernelDependency lists (docs/build-toml.md).
 #include <algorithm>
 
 #include "config/kernel_name.h"

@@ -1,4 +1,4 @@
-// [kernel.<name>] compile units (build-toml.md §2.3, §3.5) and the top-level walk.
+// [kernel.<name>] compile units (docs/build-toml.md) and the top-level walk.
 #include <algorithm>
 #include <array>
 

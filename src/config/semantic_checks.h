@@ -1,5 +1,5 @@
 // Internal to the config library: checks that span several sections of a schema-valid file
-// (build-toml.md §2.4): Python dependencies against the registry (errors), and units, sections
+// (docs/build-toml.md): Python dependencies against the registry (errors), and units, sections
 // and settings that will be ignored or look wrong (warnings).
 #pragma once
 

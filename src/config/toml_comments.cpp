@@ -14,7 +14,7 @@ namespace kb::config {
 
 namespace {
 
-// Legacy spellings the writer renames (build-toml.md §2.2 QUIRK).
+// Legacy spellings the writer renames (docs/build-toml.md QUIRK).
 std::string canonical_anchor(std::string anchor) {
   if (anchor == "torch-noarch.cuda-capabilities") return "torch-noarch.cuda_capabilities";
   if (anchor == "torch-noarch.rocm-archs") return "torch-noarch.rocm_archs";

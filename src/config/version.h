@@ -1,5 +1,5 @@
 // `Version`: dotted non-negative integers, normalised by dropping trailing zeros
-// (build-toml.md §3.2). Used for Torch/CUDA bounds, stable-ABI targets and toolkit versions.
+// (docs/build-toml.md). Used for Torch/CUDA bounds, stable-ABI targets and toolkit versions.
 #pragma once
 
 #include <compare>

@@ -1,5 +1,5 @@
 // The edition-5 serializer: BuildConfig -> build.toml text in the schema's key order
-// (build-toml.md §7), used by `update-build` and `init`. Comments of an original file can be
+// (docs/build-toml.md), used by `update-build` and `init`. Comments of an original file can be
 // carried over by anchoring them to key paths (see toml_comments.h).
 #pragma once
 
