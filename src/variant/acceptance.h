@@ -1,4 +1,4 @@
-// Loader acceptance (variants.md §7): whether one parsed variant can run on the system, with
+// Loader acceptance (docs/variants.md): whether one parsed variant can run on the system, with
 // the exact reason text when it cannot (values printed like Python: `2.10`, `True`, `None`).
 #pragma once
 

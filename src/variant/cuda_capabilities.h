@@ -1,4 +1,4 @@
-// CUDA capability selection (variants.md §4.1): the default list per nvcc version, the "loose
+// CUDA capability selection (docs/variants.md): the default list per nvcc version, the "loose
 // intersection" of a unit's `cuda-capabilities` with it, and the nvcc -gencode flags for a list.
 #pragma once
 

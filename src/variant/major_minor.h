@@ -18,7 +18,7 @@ struct MajorMinor {
 
   // "2.10", "13.0": never drops the minor, unlike config::Version.
   std::string to_string() const;
-  // First two components of `version`; a one-component version gets minor 0 (variants.md §1).
+  // First two components of `version`; a one-component version gets minor 0 (docs/variants.md).
   static MajorMinor from(const config::Version& version);
   // Parses the leading "<major>[.<minor>]" of text such as "2.12.0+cu126", "7.1.25424-1a2b",
   // "15.7.1" or "0.1.9-rc1"; nullopt when it does not start with a number.

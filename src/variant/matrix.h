@@ -1,4 +1,4 @@
-// The reference build matrix (variants.md §3) as data: data/variant-matrix.json (versioned,
+// The reference build matrix (docs/variants.md) as data: data/variant-matrix.json (versioned,
 // embedded into the binary) parsed into a flat, ordered list of build sets.
 #pragma once
 

@@ -1,4 +1,4 @@
-// Builder side of variant naming (variants.md §1-2): from a toolchain's facts (framework
+// Builder side of variant naming (docs/variants.md): from a toolchain's facts (framework
 // version, backend toolkit, CPU, OS) to the name, refusing names the loader could not parse back.
 #pragma once
 

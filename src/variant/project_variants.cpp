@@ -37,7 +37,7 @@ util::Result<VariantName> name_for(const BuildSet& set, VariantKind kind, const 
 }
 
 // Adds `variant` unless its name exists; a duplicate replaces the kept build set when it has
-// a newer Torch (variants.md §2: duplicates are built once, from the newest Torch).
+// a newer Torch (docs/variants.md: duplicates are built once, from the newest Torch).
 void add_dedup(std::vector<ProjectVariant>& out, ProjectVariant variant) {
   auto it = std::find_if(out.begin(), out.end(), [&](const ProjectVariant& v) { return v.name_text == variant.name_text; });
   if (it == out.end()) {

@@ -1,4 +1,4 @@
-// Which variants a project produces (variants.md §2-3): the reference matrix filtered for a
+// Which variants a project produces (docs/variants.md): the reference matrix filtered for a
 // BuildConfig (backends, CUDA and Torch bounds, TVM-FFI availability), stable-ABI "newest Torch
 // per (backend, toolkit)" and deduplication, plus the noarch variants. Pure: no toolchain probing.
 #pragma once

@@ -1,4 +1,4 @@
-// Loader variant resolution (variants.md §7-9) as one pure function: parse every candidate
+// Loader variant resolution (docs/variants.md) as one pure function: parse every candidate
 // name, accept or reject it against the system, rank all decisions, pick the best, and explain
 // every decision in a trace.
 #pragma once
@@ -21,14 +21,14 @@ struct Decision {
 
 struct Resolution {
   std::optional<std::string> best;         // first accepted decision, if any
-  std::vector<Decision> decisions;         // every valid candidate, sorted by rank (§8)
+  std::vector<Decision> decisions;         // every valid candidate, sorted by rank
   std::vector<std::string> accepted;       // accepted names, in rank order
-  std::vector<std::string> trace;          // one line per decision (§9)
-  std::vector<std::string> invalid_names;  // candidates that are not variant names (§5), input order
+  std::vector<std::string> trace;          // one line per decision
+  std::vector<std::string> invalid_names;  // candidates that are not variant names, input order
   std::vector<std::string> warnings;       // e.g. the free-threaded warning
 };
 
-// The ranking key (d, f, a1, a2, b) of §8 followed by the deterministic tie-break (kind order
+// The ranking key (d, f, a1, a2, b) followed by the deterministic tie-break (kind order
 // stable, Torch, TVM-FFI, noarch, universal; then name). Exposed for tests.
 struct RankKey {
   int d, f;

@@ -1,4 +1,4 @@
-// ROCm architecture selection (variants.md §4.2) and the archs recorded in metadata.json (§4.3).
+// ROCm architecture selection (docs/variants.md) and the archs recorded in metadata.json.
 #pragma once
 
 #include <optional>

@@ -1,4 +1,4 @@
-// The loader's description of the running system (variants.md §6). Filled by the loader (from
+// The loader's description of the running system (docs/variants.md). Filled by the loader (from
 // Python: platform, torch, tvm_ffi); here it is plain data so resolution stays a pure function.
 #pragma once
 

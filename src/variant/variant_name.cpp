@@ -1,4 +1,4 @@
-// Parsing and rendering of variant names (variants.md §1, §5).
+// Parsing and rendering of variant names (docs/variants.md).
 #include "variant/variant_name.h"
 
 #include <algorithm>

@@ -1,4 +1,4 @@
-// Variant names (variants.md §1, §5): the parsed `VariantName` and its exact rendering. The name
+// Variant names (docs/variants.md): the parsed `VariantName` and its exact rendering. The name
 // is a wire format: it is the directory under build/ and the only thing the loader looks at.
 #pragma once
 
@@ -30,7 +30,7 @@ struct Compute {
   std::optional<MajorMinor> version;  // set exactly for cuda, rocm, xpu, cann
 
   std::string to_string() const;
-  // Full-match parse per §5 (greedy major: `cu130` -> 13.0); nullopt if not a compute string.
+  // Full-match parse (greedy major: `cu130` -> 13.0); nullopt if not a compute string.
   static std::optional<Compute> parse(std::string_view text);
   // Whether `to_string()` parses back to the same version: the parser gives the minor a single
   // digit (`rocm714` reads as 71.4; still the same text, which is what ROCm matching compares).
@@ -48,7 +48,7 @@ struct VariantName {
   std::string os;                               // arch only, taken as-is
   std::string noarch_backend;                   // noarch only: "cuda", "npu", "universal", ...
 
-  // Parses a build/ directory name (§5); nullopt for invalid names.
+  // Parses a build/ directory name; nullopt for invalid names.
   static std::optional<VariantName> parse(std::string_view text);
   // Renders the name; parse(s)->to_string() == s for every canonical name.
   // It is `framework_string() + "-" + arch_string()`.
