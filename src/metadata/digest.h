@@ -1,4 +1,4 @@
-// The file digest of a variant directory (build-output.md §7.1): computing it, and comparing an
+// The file digest of a variant directory (docs/build-output.md): computing it, and comparing an
 // actual digest with the recorded one as an ordered list of violations.
 #pragma once
 

@@ -1,4 +1,4 @@
-// Variant discovery (cli.md §1.1): which directory holds the built variants of a kernel.
+// Variant discovery (docs/cli.md): which directory holds the built variants of a kernel.
 #pragma once
 
 #include <filesystem>

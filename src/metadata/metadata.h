@@ -1,4 +1,4 @@
-// The metadata.json model of one variant directory (build-output.md §7): reading with every
+// The metadata.json model of one variant directory (docs/build-output.md): reading with every
 // validation rule of the spec, and writing in the canonical byte-exact form (2-space indent,
 // keys in the spec's order, no trailing newline) so rebuilt metadata is reproducible.
 #pragma once
@@ -78,7 +78,7 @@ util::Result<Metadata> parse_metadata(std::string_view text);
 // Reads and parses `<variant_dir>/metadata.json` (or the given file).
 util::Result<Metadata> read_metadata_file(const std::string& path);
 
-// Canonical serialisation (build-output.md §7 "Writing format").
+// Canonical serialisation (docs/build-output.md "Writing format").
 std::string render_metadata(const Metadata& metadata);
 
 // True when `oid` is 40 or 64 hex digits (either case).

@@ -1,4 +1,4 @@
-// Reading metadata.json (build-output.md §7): required keys, types, the kernel-name rule,
+// Reading metadata.json (docs/build-output.md): required keys, types, the kernel-name rule,
 // `digest` and `provenance` validation (with the `sha` alias of `commit`).
 #include <algorithm>
 #include <cctype>

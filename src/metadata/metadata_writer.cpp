@@ -1,4 +1,4 @@
-// Canonical metadata.json serialisation (build-output.md §7): keys in the spec's table order,
+// Canonical metadata.json serialisation (docs/build-output.md): keys in the spec's table order,
 // 2-space indentation, `": "` separators, one array element per line, no trailing newline.
 // nlohmann's ordered_json pretty printer produces exactly this shape (same as serde_json's).
 #include <nlohmann/json.hpp>

@@ -1,4 +1,4 @@
-// The `check-builds` rules for one built variant (cli.md `check-builds`): its metadata.json exists
+// The `check-builds` rules for one built variant (docs/cli.md `check-builds`): its metadata.json exists
 // and parses, and the digest it records matches the directory. `check-builds` and `upload` both
 // run exactly this; `upload` additionally requires a digest (docs/hub-security.md).
 #pragma once
