@@ -1,4 +1,4 @@
-// Cache layout paths and ref handling (hub-api.md §6).
+// Cache layout paths and ref handling (docs/hub-api.md).
 #include "loader/cache_layout.h"
 
 #include <algorithm>

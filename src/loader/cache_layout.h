@@ -1,4 +1,4 @@
-// The huggingface_hub cache layout (hub-api.md §6) for one repository: where refs, blobs,
+// The huggingface_hub cache layout (docs/hub-api.md) for one repository: where refs, blobs,
 // snapshots, `.no_exist` markers and download locks live, and the cache-root lookup from the
 // environment. Shared with huggingface_hub and upstream `kernels`, so names are a wire format.
 #pragma once

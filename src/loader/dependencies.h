@@ -1,4 +1,4 @@
-// Python dependency validation (loader.md §5.2), the registry half: which importable modules a
+// Python dependency validation (docs/python-api.md), the registry half: which importable modules a
 // variant's `python-depends` require on the detected backend. The Python layer probes them with
 // importlib.util.find_spec (it is the only side that can).
 #pragma once

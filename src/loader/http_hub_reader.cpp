@@ -90,7 +90,7 @@ class HttpHubReader final : public HubReader {
     return FetchedFile{meta.commit, meta.etag, meta.size};
   }
 
-  // Any failure, an unknown organisation (404) included, means "could not verify" (loader.md §6),
+  // Any failure, an unknown organisation (404) included, means "could not verify" (docs/concepts.md),
   // not "untrusted".
   util::Result<bool> trusted_publisher(const std::string& org) override {
     KB_TRY(hub::protocol::check_repo_name(org));

@@ -1,4 +1,4 @@
-// The Hub read operations the loader needs (hub-api.md §2), as an interface so the installer's
+// The Hub read operations the loader needs (docs/hub-api.md), as an interface so the installer's
 // orchestration (cache, verification, request budget) is independent of the HTTP client.
 // `http_hub_reader.cpp` adapts the shared libcurl client of src/hub/.
 #pragma once

@@ -1,4 +1,4 @@
-// install_kernel (loader.md §4): redirect handling, variant selection, download into the shared
+// install_kernel (docs/python-api.md): redirect handling, variant selection, download into the shared
 // cache, verification and receipts — online, or from the cache alone when offline.
 #pragma once
 
@@ -22,7 +22,7 @@ struct InstallRequest {
   std::string revision;
   bool local_files_only = false;
   SystemInfo system;
-  // Called with the chosen variant's metadata before anything else is fetched (§5.2).
+  // Called with the chosen variant's metadata before anything else is fetched.
   std::function<util::Status(const metadata::Metadata&, const std::string& variant)> validate_dependencies;
   // Locked variant hashes (variant → "sha256-…"); the chosen variant's is verified when present.
   std::map<std::string, std::string> lock_hashes;

@@ -1,4 +1,4 @@
-// Kernel dependencies at load time (build-output.md `kernel-depends`): before a variant is
+// Kernel dependencies at load time (docs/build-output.md `kernel-depends`): before a variant is
 // imported, every kernel it declares — and theirs, transitively — is resolved to a commit,
 // installed (verified, cached) and listed dependencies-first. The walk is pure over a `fetch`
 // function; `install_dependency` is the fetch the loader uses (lock, offline, Hub).
@@ -54,7 +54,7 @@ struct DependencyInstallOptions {
   SystemInfo system;
   bool local_files_only = false;  // offline: refs and snapshots from the cache only
   std::function<util::Status(const metadata::Metadata&, const std::string& variant)> validate_dependencies;
-  std::vector<KernelLock> locks;  // the caller's kernels.lock (loader.md §8), maybe empty
+  std::vector<KernelLock> locks;  // the caller's kernels.lock (docs/loader.md), maybe empty
 };
 
 // Installs one dependency: the locked commit when the caller's lock has an entry for this

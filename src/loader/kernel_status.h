@@ -1,4 +1,4 @@
-// `kernel-status.toml` (loader.md §4 install step 1): a repository may redirect loaders to
+// `kernel-status.toml` (docs/python-api.md install step 1): a repository may redirect loaders to
 // another repository. Parsing only; fetching is the installer's job.
 #pragma once
 

@@ -1,4 +1,4 @@
-// get_local_kernel's search (loader.md §4): which variant directory of a local project, build
+// get_local_kernel's search (docs/python-api.md): which variant directory of a local project, build
 // directory or variant directory to import — never a directory of variants taken for a variant.
 #pragma once
 

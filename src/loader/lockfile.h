@@ -1,4 +1,4 @@
-// `kernels.lock` (loader.md §8.2): the per-variant lock hash over a recursive tree listing, and
+// `kernels.lock` (docs/loader.md): the per-variant lock hash over a recursive tree listing, and
 // reading/writing the JSON file. Two entry shapes: the structured one (`{"dependency": {"repo-id",
 // "version" | "revision"}, "lock": {"commit"}}`, keyed by what was required: `kernels lock` writes
 // it, with every kernel dependency of the locked kernels) and the older `{"repo_id", "sha",

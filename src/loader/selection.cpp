@@ -113,7 +113,7 @@ util::Error no_variant_error(const VariantSource& source, const std::vector<std:
   std::string trace = selection.decisions.empty() ? "(no variant directories)" : selection.trace();
   util::Error error(util::ErrorKind::not_found,
                     "Cannot find a build variant for this system in " + source.where + ":\n\n" + trace);
-  // Another backend this system accepts (loader.md §3) that would load something.
+  // Another backend this system accepts (docs/loader.md) that would load something.
   const std::string detected = system.detected_backend.empty() ? system.backend : system.detected_backend;
   for (const std::string& other : {std::string("cpu"), detected}) {
     if (other == system.backend) continue;

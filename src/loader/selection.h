@@ -13,7 +13,7 @@
 
 namespace kb::loader {
 
-// The running system as the Python layer inspects it (variants.md §6), plus the selected backend.
+// The running system as the Python layer inspects it (docs/variants.md), plus the selected backend.
 struct SystemInfo {
   std::string backend = "cpu";         // selected backend name: cuda, rocm, cpu, metal, xpu, cann, ...
   std::string backend_version;         // "12.8", "7.1", "2025.3", "8.0"; empty when none
@@ -24,7 +24,7 @@ struct SystemInfo {
   std::string tvm_ffi_version;         // empty when not importable
   std::string macos_version;           // empty when unknown / not macOS
   bool free_threaded = false;
-  // Backend detection's answer (loader.md §3); empty: the same as `backend`.
+  // Backend detection's answer (docs/loader.md); empty: the same as `backend`.
   std::string detected_backend;
   std::string detected_backend_version;
   bool backend_explicit = false;       // `backend=` was passed: never fall back
@@ -61,7 +61,7 @@ struct Selection {
     std::vector<std::string> archs;
   };
   std::vector<ArchSkip> arch_skipped;
-  std::string trace() const;           // variants.md §9, one line per decision
+  std::string trace() const;           // docs/variants.md, one line per decision
 };
 
 // The variant directory names found in one place, and the selection made among them.

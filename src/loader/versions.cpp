@@ -1,4 +1,4 @@
-// Installer::resolve_version (loader.md §2): `version=N` → the head commit of branch `vN`.
+// Installer::resolve_version (docs/python-api.md): `version=N` → the head commit of branch `vN`.
 #include <algorithm>
 
 #include "loader/versions.h"

@@ -1,4 +1,4 @@
-// Kernel versions (loader.md §2): the `v<N>` branches of a repository and the one text of a
+// Kernel versions (docs/python-api.md): the `v<N>` branches of a repository and the one text of a
 // version that is not there, shared by `Installer::resolve_version` and the Python CLI (`_core`).
 #pragma once
 

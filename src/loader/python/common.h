@@ -38,7 +38,7 @@ SystemInfo system_from_dict(const py::dict& system);
 // The Hub reader of the bindings (HF_ENDPOINT, HF_TOKEN) with `user_agent`.
 std::unique_ptr<HubReader> hub(const std::string& user_agent);
 
-// Python dependency validation (loader.md §5.2): every module the variant's `python-depends`
+// Python dependency validation (docs/python-api.md): every module the variant's `python-depends`
 // require on `detected_backend` must be found by `probe` (importlib.util.find_spec).
 using DependencyCheck = std::function<util::Status(const metadata::Metadata&, const std::string& variant)>;
 DependencyCheck python_dependency_check(const std::string& detected_backend, const py::object& probe);
