@@ -1,4 +1,4 @@
-// Generated Python glue of a variant (build-output.md §4, §5.1): `_ops.py` in its three
+// Generated Python glue of a variant (docs/build-output.md): `_ops.py` in its three
 // flavours and the `registration.h` header of Torch bindings. Each renders an embedded template
 // of templates/project/; an error is an internal one (a template that does not render).
 #pragma once
@@ -9,18 +9,18 @@
 
 namespace kb::codegen {
 
-// §4.1: imports the native module `<ops id>` relatively and exposes `torch.ops.<ops id>`.
+// imports the native module `<ops id>` relatively and exposes `torch.ops.<ops id>`.
 util::Result<std::string> render_ops_py_torch(const std::string& ops_id);
-// §4.2: the namespace `_<python name>_<backend>_<unique id>` with the backend detected at import.
+// the namespace `_<python name>_<backend>_<unique id>` with the backend detected at import.
 util::Result<std::string> render_ops_py_noarch(const std::string& python_name, const std::string& unique_id);
-// §4.3: loads `<library_name>` (e.g. `<ops id>.so`) next to it through tvm_ffi.
+// loads `<library_name>` (e.g. `<ops id>.so`) next to it through tvm_ffi.
 util::Result<std::string> render_ops_py_tvm_ffi(const std::string& ops_id, const std::string& library_name);
-// §5.1: the registration header the builder writes (as kRegistrationHeader) into every Torch
+// the registration header the builder writes (as kRegistrationHeader) into every Torch
 // variant's project directory, and `create-pyproject` into torch-ext/.
 inline constexpr const char* kRegistrationHeader = "registration.h";
 util::Result<std::string> render_registration_h();
 
-// `_<python name>_<backend>_<unique id>` (build-output.md §3).
+// `_<python name>_<backend>_<unique id>` (docs/build-output.md).
 std::string make_ops_id(const std::string& python_name, const std::string& backend, const std::string& unique_id);
 
 }  // namespace kb::codegen

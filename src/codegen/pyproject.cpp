@@ -102,7 +102,7 @@ util::Result<std::string> backend_block(const PyprojectInput& input, Backend bac
     KB_TRY_ASSIGN(auto sources, render_sources(v));
     out += indent(sources);
   } else {
-    // Capabilities depend on the nvcc found at configure time (variants.md §4.1): one block per
+    // Capabilities depend on the nvcc found at configure time (docs/variants.md): one block per
     // default-list range.
     out += indent(render_backend_setup(v));
     const std::vector<std::pair<std::string, config::Version>> ranges = {
@@ -159,7 +159,7 @@ util::Result<GeneratedFiles> add_setup_files(const config::BuildConfig& config, 
   return files;
 }
 
-// build-output.md §8 "TVM-FFI projects": as a Torch arch project, but sources from tvm-ffi-ext/,
+// docs/build-output.md "TVM-FFI projects": as a Torch arch project, but sources from tvm-ffi-ext/,
 // a plain shared library linked to tvm_ffi (found with `python -m tvm_ffi.config --cmakedir`), the
 // TVM-FFI _ops.py, no registration.h, and `apache-tvm-ffi` instead of torch as build requirement.
 util::Result<GeneratedFiles> generate_tvm_ffi_project(const PyprojectInput& input, GeneratedFiles files) {

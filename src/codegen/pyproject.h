@@ -1,4 +1,4 @@
-// `create-pyproject` (build-output.md §8): a self-contained CMake + setuptools project for a
+// `create-pyproject` (docs/build-output.md): a self-contained CMake + setuptools project for a
 // kernel, rendered in memory (the command writes it, refusing to overwrite without --force).
 #pragma once
 

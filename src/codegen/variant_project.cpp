@@ -266,7 +266,7 @@ std::string torch_target_version(const config::Version& version) {
 std::vector<std::string> backend_definitions(const VariantProjectInput& input) {
   std::vector<std::string> definitions;
   if (input.config->is_tvm_ffi()) {
-    // build-output.md §5.2: TVM-FFI targets get only the kernel macro of their backend.
+    // docs/build-output.md: TVM-FFI targets get only the kernel macro of their backend.
     switch (input.backend) {
       case Backend::cuda: return {"CUDA_KERNEL"};
       case Backend::rocm: return {"ROCM_KERNEL"};

@@ -1,4 +1,4 @@
-// The private CMake project of one arch variant build (build-output.md §5, §9 step 2): compiles
+// The private CMake project of one arch variant build (docs/build-output.md): compiles
 // the [torch] binding sources plus the backend's kernel units into `<ops id>.abi3.so`. Generated
 // outside the source tree; machine paths enter as cache variables so the text is reproducible.
 #pragma once
@@ -65,7 +65,7 @@ std::string render_module_include_dirs(const config::BuildConfig& config, const 
 // The CMake text adding the [torch] sources and the kernel units of `input.backend` to the module's
 // target (`input.target`, else `input.ops_id`, which may be a CMake expression such as `${OPS_NAME}`).
 util::Result<std::string> render_sources(const VariantProjectInput& input);
-// Compile definitions of a backend (build-output.md §5.2), without TORCH_EXTENSION_NAME.
+// Compile definitions of a backend (docs/build-output.md), without TORCH_EXTENSION_NAME.
 std::vector<std::string> backend_definitions(const VariantProjectInput& input);
 // Backend-specific target setup (CUDA runtime, SYCL link flags, frameworks, deployment target).
 std::string render_backend_setup(const VariantProjectInput& input);

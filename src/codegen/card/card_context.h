@@ -1,4 +1,4 @@
-// The context of a CARD.md template (build-output.md §10), read from a kernel project:
+// The context of a CARD.md template (docs/build-output.md), read from a kernel project:
 // repo_id, version, functions (from `__all__`), layers, has_benchmark, upstream, source, license.
 #pragma once
 

@@ -1,4 +1,4 @@
-// Making a new `kernel-builder init` project a git repository (cli.md `init`): the files are
+// Making a new `kernel-builder init` project a git repository (docs/cli.md `init`): the files are
 // written first by codegen::write_generated_files (which checks collisions before anything is
 // written); then the directory is made a git repository (if it is not inside one) and the files
 // are staged.

@@ -1,4 +1,4 @@
-// Names of a new kernel project derived from `owner/repo` (cli.md `init`): display name (the
+// Names of a new kernel project derived from `owner/repo` (docs/cli.md `init`): display name (the
 // kernel name in build.toml), python name, class name and Hub repo id.
 #pragma once
 
@@ -21,7 +21,7 @@ struct KernelIdentity {
 // `owner/repo` with non-empty parts and no further '/', else `must be <owner>/<repo>`.
 util::Result<std::pair<std::string, std::string>> parse_owner_repo(std::string_view text);
 
-// Derives every name and validates the kernel name (build-toml.md §3.1) up front.
+// Derives every name and validates the kernel name (docs/build-toml.md) up front.
 util::Result<KernelIdentity> make_identity(std::string owner, std::string repo);
 
 }  // namespace kb::scaffold

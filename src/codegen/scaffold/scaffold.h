@@ -1,4 +1,4 @@
-// `kernel-builder init` project generation (build-output.md §11): renders every file of a new
+// `kernel-builder init` project generation (docs/build-output.md): renders every file of a new
 // kernel project in memory from the embedded templates/init/ files with the template engine
 // (codegen/templating/). Writing is a separate step (codegen::write_generated_files) so that
 // collisions are checked before anything touches the disk.

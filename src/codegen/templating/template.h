@@ -1,6 +1,6 @@
 // The one template engine of code generation: a small Jinja subset that renders our own
 // templates (templates/project/, templates/init/) and the users' CARD.md templates
-// (build-output.md §10, which must stay Jinja-compatible). `{{ expr }}`,
+// (docs/build-output.md, which must stay Jinja-compatible). `{{ expr }}`,
 // `{% if %}/{% elif %}/{% else %}/{% endif %}`, `{% for x in list %}/{% endfor %}` (with
 // loop.index/first/last), `{% raw %}`, `{# comments #}`, `-` whitespace control, and
 // trim_blocks (the newline after a block tag is dropped). Expressions: names, attribute and
