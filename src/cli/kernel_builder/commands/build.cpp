@@ -1,4 +1,4 @@
-// `kernel-builder build [KERNEL_DIR]` (cli.md): build variants into KERNEL_DIR/build/ with the
+// `kernel-builder build [KERNEL_DIR]` (docs/cli.md): build variants into KERNEL_DIR/build/ with the
 // local toolchains (src/builder/builder.h does the work; build_command.h maps flags).
 #include "cli/kernel_builder/commands/build_command.h"
 

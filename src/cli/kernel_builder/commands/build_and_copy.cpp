@@ -1,4 +1,4 @@
-// `kernel-builder build-and-copy [KERNEL_DIR]` (cli.md): alias of `build` without `--variant`,
+// `kernel-builder build-and-copy [KERNEL_DIR]` (docs/cli.md): alias of `build` without `--variant`,
 // kept for upstream scripts.
 #include "cli/kernel_builder/commands/build_command.h"
 

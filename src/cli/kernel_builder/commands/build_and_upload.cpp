@@ -24,7 +24,7 @@ Action setup(CLI::App& app) {
     int built = run_build_command(o->build, &summary);
     if (built != 0) return built;
     if (!summary.not_built.empty()) {
-      // cli.md: build-and-upload warns when it uploads a partial bundle.
+      // docs/cli.md: build-and-upload warns when it uploads a partial bundle.
       std::cerr << "warning: uploading a partial bundle: " << summary.not_built.size()
                 << " variant(s) of this kernel were not built in this run: " << util::join(summary.not_built, ", ")
                 << ". Users whose torch/accelerator match only those get no variant from this upload; build them "

@@ -1,5 +1,5 @@
 // Shared by `build` and `build-and-copy` (and usable by `build-and-upload`): the build flags of
-// cli.md §1.1 and the progress reporters (a live status line per variant on a TTY, plain lines
+// docs/cli.md and the progress reporters (a live status line per variant on a TTY, plain lines
 // otherwise; their text is builder/build_progress.h's). Header-only because the command files are
 // globbed one subcommand per .cpp.
 #pragma once

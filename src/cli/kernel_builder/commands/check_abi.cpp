@@ -1,5 +1,5 @@
 // `kernel-builder check-abi [KERNEL_DIR] [-m POLICY] [--macos V] [-p V] [--torch-stable-abi V]
-// [--json]` (abi-check.md): every `.so`/`.pyd` of every discovered variant is checked against the
+// [--json]` (docs/abi-check.md): every `.so`/`.pyd` of every discovered variant is checked against the
 // manylinux policy (ELF), the macOS minimum (Mach-O), Python's stable ABI and, when asked, Torch's
 // stable ABI. All violations are printed; the command fails at the end if any file failed.
 #include <cstdio>

@@ -1,4 +1,4 @@
-// `kernel-builder check-builds [KERNEL_DIR]` (cli.md): every discovered variant must have a
+// `kernel-builder check-builds [KERNEL_DIR]` (docs/cli.md): every discovered variant must have a
 // parsable metadata.json; ours also verifies the recorded digest when there is one. The rules
 // live in metadata::check_variant, which `upload` runs too.
 #include <iostream>

@@ -1,4 +1,4 @@
-// `kernel-builder clean-pyproject [KERNEL_DIR] [TARGET_DIR]` (cli.md): delete exactly the files
+// `kernel-builder clean-pyproject [KERNEL_DIR] [TARGET_DIR]` (docs/cli.md): delete exactly the files
 // `create-pyproject` generates (and the configure-time `_ops.py`), with a confirmation prompt.
 #include <iostream>
 #include <memory>

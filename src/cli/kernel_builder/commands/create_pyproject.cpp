@@ -1,4 +1,4 @@
-// `kernel-builder create-pyproject [KERNEL_DIR] [TARGET_DIR]` (cli.md, build-output.md §8):
+// `kernel-builder create-pyproject [KERNEL_DIR] [TARGET_DIR]` (docs/cli.md, docs/build-output.md):
 // write the generated CMake/setuptools project; nothing is written if a file exists, unless --force.
 #include <iostream>
 #include <memory>

@@ -1,4 +1,4 @@
-// `kernel-builder fill-card [KERNEL_DIR] [OUTPUT]`: render CARD.md (build-output.md §10)
+// `kernel-builder fill-card [KERNEL_DIR] [OUTPUT]`: render CARD.md (docs/build-output.md)
 // to OUTPUT (then `Generated <path>` on stderr) or stdout.
 #include <iostream>
 

@@ -1,4 +1,4 @@
-// `kernel-builder hash [KERNEL_DIR]` (cli.md): recompute the SHA-256 digest of every discovered
+// `kernel-builder hash [KERNEL_DIR]` (docs/cli.md): recompute the SHA-256 digest of every discovered
 // variant and rewrite its metadata.json in canonical form with the new digest. A metadata.json
 // whose bytes would not change is left alone: a signature over it (metadata.json.sigstore) stays
 // valid; one that changes under a signature gets a warning, since the signature no longer holds.

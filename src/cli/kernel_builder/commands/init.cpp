@@ -1,5 +1,5 @@
 // `kernel-builder init [PATH] --name OWNER/REPO --backends ... [--license L] [--overwrite]`:
-// scaffold a new kernel project (cli.md §1.2 `init`, build-output.md §11).
+// scaffold a new kernel project (docs/cli.md `init`, docs/build-output.md).
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -70,7 +70,7 @@ struct Target {
   fs::path dir;
 };
 
-// Directory and name resolution of cli.md `init`.
+// Directory and name resolution of docs/cli.md `init`.
 util::Result<Target> resolve_target(const Options& options) {
   std::string owner, repo;
   std::optional<fs::path> dir;

@@ -1,6 +1,6 @@
 // `kernel-builder list-variants [KERNEL_DIR] [--arch] [--json] [--mark] [--python P]...
 // [--toolchains FILE]`: the variant names this project produces on the host system, in build-set
-// order (cli.md §1.2; variants.md §2-3), and which of them the configured toolchains (as `build`
+// order (docs/cli.md; docs/variants.md), and which of them the configured toolchains (as `build`
 // would find them) can build here: marked on a terminal or with --mark, "buildable" in --json.
 // Piped without --mark, the output is the bare names upstream prints.
 #include <unistd.h>

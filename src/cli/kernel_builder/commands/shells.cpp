@@ -1,6 +1,6 @@
-// `kernel-builder devshell` and `testshell` [KERNEL_DIR] [--variant V] [-- COMMAND...] (cli.md
-// §1.2): start $SHELL, or run COMMAND, in the environment of one build set (src/builder/shell_env.h
-// plans it; this file applies it and execs).
+// `kernel-builder devshell` and `testshell` [KERNEL_DIR] [--variant V] [-- COMMAND...]
+// (docs/cli.md): start $SHELL, or run COMMAND, in the environment of one build set
+// (src/builder/shell_env.h plans it; this file applies it and execs).
 #include <unistd.h>
 
 #include <cerrno>

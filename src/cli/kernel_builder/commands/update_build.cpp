@@ -1,5 +1,5 @@
 // `kernel-builder update-build [KERNEL_DIR]`: rewrite a legacy (v4 / v3) build.toml as edition 5,
-// atomically; an edition-5 file is left untouched (build-toml.md §7).
+// atomically; an edition-5 file is left untouched (docs/build-toml.md).
 #include <cstdio>
 #include <filesystem>
 #include <memory>

@@ -1,4 +1,4 @@
-// `kernel-builder upload [KERNEL_DIR]`: publish built variants (cli.md, hub-api.md §5).
+// `kernel-builder upload [KERNEL_DIR]`: publish built variants (docs/cli.md, docs/hub-api.md).
 #include "cli/kernel_builder/commands/kernel_dir.h"
 #include "cli/kernel_builder/commands/upload_command.h"
 

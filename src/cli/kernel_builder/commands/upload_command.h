@@ -1,4 +1,4 @@
-// Shared by `upload` and `build-and-upload`: the upload flags of cli.md and the runner that
+// Shared by `upload` and `build-and-upload`: the upload flags of docs/cli.md and the runner that
 // prints the report (stderr progress, stdout result lines, --output-json).
 #pragma once
 
