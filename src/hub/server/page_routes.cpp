@@ -192,9 +192,12 @@ void HubService::repo_page(const Request& request, Response& response, const sto
   if (auto records = benchmarks_.list(repo)) {
     for (const auto& record : *records) {
       // Stored documents were rendered by the server; one that no longer parses is left out.
+      // Runs the owners hid are not shown (docs/hub-benchmarks.md); who posted each run is.
+      if (record.hidden) continue;
       auto run = protocol::parse_benchmark_run(record.document);
       if (!run) continue;
-      view.benchmarks.push_back({record.id, record.revision, record.uploaded_by, record.uploaded_at, std::move(*run)});
+      view.benchmarks.push_back({record.id, record.revision, record.uploaded_by, record.uploaded_at, std::move(*run),
+                                 benchmark_outsider(record, repo.name_space)});
     }
   }
   reply_page(request, response, 200, web::render_repo_page(view));
