@@ -94,6 +94,8 @@ void Response::set_file_content(uint64_t length, const std::string& content_type
   body.clear();
   content_length = length;
   content_provider = std::move(provider);
+  file_descriptor = -1;
+  file_owner.reset();
   chunked_provider = nullptr;
   file_bytes = true;
   set_header("Content-Type", content_type);

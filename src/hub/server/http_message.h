@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -70,6 +71,10 @@ struct Response {
   // The body is a file's bytes: a Range header of the request applies to it. Only resolve, LFS
   // objects and xorb ranges set it; JSON and HTML answers never do.
   bool file_bytes = false;
+  // Where the file bytes are in a regular file, when they are: the core then sends them with
+  // sendfile(2) from `file_descriptor` (kept open by `file_owner`) instead of the provider.
+  int file_descriptor = -1;
+  std::shared_ptr<const void> file_owner;
 
   bool has_header(const std::string& key) const { return headers.find(key) != headers.end(); }
   std::string get_header_value(const std::string& key) const;

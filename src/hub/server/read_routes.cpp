@@ -233,6 +233,8 @@ void HubService::resolve(const Request& request, Response& response, const RepoR
         if (got <= 0) return false;
         return sink.write(buffer.data(), static_cast<size_t>(got));
       });
+  response.file_descriptor = file->fd;
+  response.file_owner = file;
 }
 
 void HubService::bulk(const Request& request, Response& response, const RepoRequest& target) {

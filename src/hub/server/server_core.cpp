@@ -4,6 +4,7 @@
 
 #include <fcntl.h>
 #include <sys/resource.h>
+#include <sys/sendfile.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -22,6 +23,7 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
 #include <boost/asio/write.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
@@ -49,7 +51,7 @@ namespace {
 // memory), doubled after each read that fills it, up to kBodyBufferMax.
 constexpr size_t kBodyBufferMin = 2 * 1024;
 constexpr size_t kBodyBufferMax = 256 * 1024;
-constexpr size_t kProviderChunk = 256 * 1024;  // one pull from a content provider
+constexpr size_t kProviderChunk = 1024 * 1024;  // one pull from a content provider
 constexpr size_t kMemoryBodyMax = 64 * 1024;   // a PUT body up to this stays in memory
 constexpr size_t kDrainLimit = 64 * 1024;
 constexpr std::chrono::milliseconds kDrainTime{1000};
@@ -495,18 +497,27 @@ class Session : public std::enable_shared_from_this<Session> {
       return write_literal(segment.literal, [this, index] { write_segment(index + 1, 0); });
     }
     if (offset >= segment.length) return write_segment(index + 1, 0);
+    if (response_.file_descriptor >= 0) return send_file(index, offset);
     uint64_t want = std::min<uint64_t>(segment.length - offset, kProviderChunk);
     uint64_t at = segment.first + offset;
     // The provider reads storage (disk, xorbs): on a worker, one chunk at a time.
     state_->pool->post([self = shared_from_this(), index, offset, at, want] {
       auto chunk = std::make_shared<std::string>();
+      chunk->reserve(want);
       DataSink sink;
       sink.write = [&chunk, want](const char* data, size_t size) {
         chunk->append(data, std::min<size_t>(size, want - chunk->size()));
         return true;
       };
       sink.done = [] {};
-      bool ok = self->response_.content_provider(at, want, sink) && !chunk->empty();
+      // A provider may write less than asked (resolve reads 256 KiB at a time): pulled until the
+      // chunk is full, so each write to the client carries up to kProviderChunk.
+      bool ok = true;
+      while (ok && chunk->size() < want) {
+        size_t before = chunk->size();
+        ok = self->response_.content_provider(at + before, want - before, sink) && chunk->size() > before;
+      }
+      ok = ok || !chunk->empty();
       net::dispatch(self->stream_.get_executor(), [self, chunk, ok, index, offset] {
         if (!ok) return self->close();
         self->sent_body_ += chunk->size();
@@ -517,6 +528,41 @@ class Session : public std::enable_shared_from_this<Session> {
         });
       });
     });
+  }
+
+  // File bytes from a regular file: sendfile(2) straight from the page cache, waiting for the
+  // socket to take more under --write-timeout (no worker, no copy in user space).
+  void send_file(size_t index, uint64_t offset) {
+    const Segment& segment = segments_[index];
+    beast::error_code ignored;
+    stream_.socket().non_blocking(true, ignored);
+    int socket = stream_.socket().native_handle();
+    while (offset < segment.length) {
+      off_t at = static_cast<off_t>(segment.first + offset);
+      ssize_t sent = ::sendfile(socket, response_.file_descriptor, &at,
+                                static_cast<size_t>(std::min<uint64_t>(segment.length - offset, 4 * kProviderChunk)));
+      if (sent > 0) {
+        offset += static_cast<uint64_t>(sent);
+        sent_body_ += static_cast<uint64_t>(sent);
+        continue;
+      }
+      if (sent < 0 && errno == EINTR) continue;
+      if (sent < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+        write_timer_.expires_after(options().write_timeout);
+        write_timer_.async_wait([self = shared_from_this()](beast::error_code ec) {
+          if (!ec) self->stream_.socket().cancel();
+        });
+        stream_.socket().async_wait(tcp::socket::wait_write,
+                                    [self = shared_from_this(), index, offset](beast::error_code ec) {
+                                      self->write_timer_.cancel();
+                                      if (ec) return self->close();
+                                      self->send_file(index, offset);
+                                    });
+        return;
+      }
+      return close();  // the file ended early or the client went away
+    }
+    write_segment(index + 1, 0);
   }
 
   // A body of unknown length (the bulk download): its provider runs on a worker and waits for
@@ -610,6 +656,7 @@ class Session : public std::enable_shared_from_this<Session> {
 
   beast::tcp_stream stream_;
   std::shared_ptr<ServerCore::State> state_;
+  net::steady_timer write_timer_{stream_.get_executor()};
   beast::flat_buffer buffer_{options_buffer_limit()};
   std::optional<bhttp::request_parser<bhttp::buffer_body>> parser_;
   std::optional<BodySpool> spool_;
