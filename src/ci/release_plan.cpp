@@ -125,12 +125,11 @@ Result<const ToolchainTable*> toolchain_table() {
 Result<ReleasePlan> plan_release(const variant::Matrix& matrix, const config::BuildConfig& config,
                                  const PlanOptions& options) {
   KB_TRY_ASSIGN(auto table, toolchain_table());
-  auto all = variant::project_variants(matrix, config, std::nullopt);
-  if (!all) return std::move(all).error();
+  KB_TRY_ASSIGN(auto all, variant::project_variants(matrix, config, std::nullopt));
 
   // The systems of the project's build sets, in matrix order; --system must name one of them.
   std::vector<std::string> known;
-  for (const auto& v : all->variants) {
+  for (const auto& v : all.variants) {
     if (v.build_set && std::find(known.begin(), known.end(), v.build_set->system()) == known.end()) {
       known.push_back(v.build_set->system());
     }
@@ -158,7 +157,7 @@ Result<ReleasePlan> plan_release(const variant::Matrix& matrix, const config::Bu
   plan.branch = branch_of(config);
   if (config.general.hub) plan.repo_id = config.general.hub->repo_id;
   std::vector<std::string> noarch;
-  for (const auto& v : all->variants) {
+  for (const auto& v : all.variants) {
     if (!v.build_set) {
       noarch.push_back(v.name_text);
       continue;

@@ -73,14 +73,13 @@ Result<std::vector<KernelDependency>> kernel_depends(const json& value) {
 Result<Digest> parse_digest(const json& value) {
   if (!value.is_object()) return invalid("field `digest` must be an object");
   Digest digest;
-  auto algorithm = required_string(value, "algorithm", " in `digest`");
-  if (!algorithm) return std::move(algorithm).error();
-  if (*algorithm == "sha256") {
+  KB_TRY_ASSIGN(auto algorithm, required_string(value, "algorithm", " in `digest`"));
+  if (algorithm == "sha256") {
     digest.algorithm = DigestAlgorithm::sha256;
-  } else if (*algorithm == "sha512") {
+  } else if (algorithm == "sha512") {
     digest.algorithm = DigestAlgorithm::sha512;
   } else {
-    return invalid("invalid digest algorithm `" + *algorithm + "`, expected `sha256` or `sha512`");
+    return invalid("invalid digest algorithm `" + algorithm + "`, expected `sha256` or `sha512`");
   }
   auto files = value.find("files");
   if (files == value.end()) return invalid("missing field `files` in `digest`");
@@ -148,14 +147,13 @@ Result<Metadata> parse_object(const json& root) {
   if (version == root.end()) return invalid("missing field `version`");
   if (!version->is_number_integer()) return invalid("field `version` must be an integer");
   m.version = version->get<int64_t>();
-  auto minver = optional_string(root, "kernels-minver");
-  if (!minver) return std::move(minver).error();
-  if (*minver) {
-    if (auto parsed = config::Version::parse(**minver); !parsed) {
-      return invalid("field `kernels-minver` must be a dotted version such as `0.18.0`, not `" + **minver + "`");
+  KB_TRY_ASSIGN(auto minver, optional_string(root, "kernels-minver"));
+  if (minver) {
+    if (auto parsed = config::Version::parse(*minver); !parsed) {
+      return invalid("field `kernels-minver` must be a dotted version such as `0.18.0`, not `" + *minver + "`");
     }
   }
-  m.kernels_minver = *minver;
+  m.kernels_minver = minver;
   KB_TRY_ASSIGN(auto license, required_string(root, "license", ""));
   m.license = license;
   KB_TRY_ASSIGN(auto upstream, optional_string(root, "upstream"));
