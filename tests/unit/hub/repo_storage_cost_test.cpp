@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "hub/storage/repo_store.h"
+#include "hub/storage/usage.h"
 #include "store_ops.h"
 #include "util/fs.h"
 
@@ -223,6 +224,29 @@ TEST(RepoStorageCost, a_refused_charge_writes_nothing) {
   key = RepoStore::record_key("repos/models/acme/m/" + name);
   ASSERT_EQ(charged.count(key), 1u);
   EXPECT_EQ(charged[key], fs::file_size(dir.path() / "repos/models/acme/m" / name));
+}
+
+TEST(RepoStorageCost, the_ledger_charges_within_the_quota_in_one_step_and_gives_back_many_keys) {
+  util::TempDir dir;
+  UsageLedger usage(dir.path());
+  std::string a = RepoStore::record_key("repos/models/acme/m/commits/a");
+  std::string b = RepoStore::record_key("repos/models/acme/m/commits/b");
+  EXPECT_TRUE(*usage.charge_within("alice", a, 600, 1000));
+  EXPECT_TRUE(*usage.charge_within("alice", a, 600, 1000));  // charged once
+  EXPECT_EQ(usage.used("alice"), 600u);
+  EXPECT_FALSE(*usage.charge_within("alice", b, 401, 1000));  // over: nothing charged
+  EXPECT_EQ(usage.used("alice"), 600u);
+  ASSERT_TRUE(usage.reserve("alice", 300, 1000));  // an upload in progress counts too
+  EXPECT_FALSE(*usage.charge_within("alice", b, 101, 1000));
+  usage.release("alice", 300);
+  EXPECT_TRUE(*usage.charge_within("alice", b, 400, 1000));
+  EXPECT_TRUE(*usage.charge_within("bob", b, 400, 0));  // 0: no quota
+  ASSERT_TRUE(usage.discharge(std::vector<std::string>{a, b}).ok());
+  EXPECT_EQ(usage.used("alice"), 0u);
+  EXPECT_EQ(usage.used("bob"), 0u);
+  UsageLedger reopened(dir.path());  // the ledger on disk says the same
+  EXPECT_EQ(reopened.used("alice"), 0u);
+  EXPECT_FALSE(reopened.has("alice", a));
 }
 
 }  // namespace

@@ -9,6 +9,38 @@
 namespace kb::hub::storage {
 namespace {
 
+TEST(BenchmarkStore, HidesRemovesAndKeepsWhoPosted) {
+  util::TempDir root;
+  BenchmarkStore store(root.path());
+  RepoId repo{"kernel", "acme", "relu"};
+  BenchmarkRecord spam{BenchmarkStore::new_id(), std::string(40, 'a'), "mallory", "2026-11-23T12:00:00.000Z", "{}",
+                       true, false};
+  ASSERT_TRUE(store.add(repo, spam));
+  EXPECT_EQ(*(*store.get(repo, spam.id))->outsider, true);
+  ASSERT_TRUE(*store.set_hidden(repo, spam.id, true));
+  auto hidden = *store.get(repo, spam.id);
+  EXPECT_TRUE(hidden->hidden);
+  EXPECT_EQ(hidden->uploaded_by, "mallory");
+  EXPECT_EQ(*hidden->outsider, true);
+  ASSERT_TRUE(*store.set_hidden(repo, spam.id, false));
+  EXPECT_FALSE((*store.get(repo, spam.id))->hidden);
+  EXPECT_FALSE(*store.set_hidden(repo, BenchmarkStore::new_id(), true));
+  EXPECT_EQ(BenchmarkStore::relative_path(repo, spam.id), "benchmarks/kernels/acme/relu/" + spam.id + ".json");
+  ASSERT_TRUE(*store.remove(repo, spam.id));
+  EXPECT_FALSE(*store.get(repo, spam.id));
+  EXPECT_FALSE(*store.remove(repo, spam.id));
+  EXPECT_FALSE(*store.remove(repo, "../../etc/passwd"));
+  // A record written before "outsider" existed reads as unknown.
+  std::string id = BenchmarkStore::new_id();
+  ASSERT_TRUE(util::write_file_atomic(root.path() / "benchmarks/kernels/acme/relu" / (id + ".json"),
+                                      "{\"format\":1,\"id\":\"" + id + "\",\"revision\":\"r\",\"uploaded_by\":\"bob\","
+                                      "\"uploaded_at\":\"t\",\"document\":{}}"));
+  auto old = *store.get(repo, id);
+  ASSERT_TRUE(old);
+  EXPECT_FALSE(old->outsider.has_value());
+  EXPECT_FALSE(old->hidden);
+}
+
 TEST(BenchmarkStore, AddsListsAndGetsRecords) {
   util::TempDir root;
   BenchmarkStore store(root.path());
