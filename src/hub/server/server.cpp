@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <thread>
 
 #include "hub/server/http_message.h"
 #include "hub/server/http_support.h"
@@ -63,6 +64,8 @@ CoreOptions core_options(const ServerOptions& options) {
   core.body_min_rate = options.body_min_rate;
   core.body_timeout = std::chrono::seconds(options.body_timeout);
   core.spool_dir = options.root / "tmp" / "bodies";
+  // Half the cores hold the connections (sendfile runs there too), the rest are the workers'.
+  core.io_threads = std::clamp<size_t>(std::thread::hardware_concurrency() / 2, 2, 8);
   uint64_t open_files = raise_open_file_limit();
   uint64_t reserved = 64;
   uint64_t allowed = open_files > 2 * reserved ? open_files - reserved : open_files / 2;
