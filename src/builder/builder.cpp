@@ -67,7 +67,7 @@ Result<std::vector<Toolchain>> probe_toolchains(const BuildOptions& options, std
   return toolchains;
 }
 
-// Writes the filled CARD.md (build-output.md §2.4; a card that cannot be filled is a note, not a
+// Writes the filled CARD.md (docs/build-output.md; a card that cannot be filled is a note, not a
 // failed build) and copies benchmarks/benchmark*.py.
 util::Status copy_bundle_extras(const config::BuildConfig& config, const fs::path& project, const fs::path& out_dir,
                                 BuildReporter& reporter) {

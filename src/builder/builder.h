@@ -1,4 +1,4 @@
-// `kernel-builder build` as a library call (cli.md build, build-output.md §9): reads the
+// `kernel-builder build` as a library call (docs/cli.md build, docs/building.md): reads the
 // project, detects toolchains, plans the variants, builds them (`max_jobs` at a time), then
 // copies the bundle extras. Progress goes to a BuildReporter; the result is a summary or an error.
 #pragma once

@@ -1,4 +1,4 @@
-// Header-only build dependencies of kernel units (build-toml.md `depends`): `cutlass_X_Y`
+// Header-only build dependencies of kernel units (docs/build-toml.md `depends`): `cutlass_X_Y`
 // (CUDA), `sycl_tla` (XPU), `metal-cpp` (Metal). The headers come from a source tree named by the
 // environment (CUTLASS_SRC_DIR, SYCL_TLA_SRC_DIR, METAL_CPP_SRC_DIR), else from the shared
 // dependency cache (`$XDG_CACHE_HOME/kernel-builder/deps/<name>-<version>`, a directory with

@@ -1,4 +1,4 @@
-// How many compile jobs one variant build may run (cli.md `--cores`, `--max-jobs`): its share of
+// How many compile jobs one variant build may run (docs/cli.md `--cores`, `--max-jobs`): its share of
 // the cores, divided by nvcc's own threads for CUDA (NVCC_THREADS), and capped so that the
 // variants built at once stay inside a memory budget (a translation unit that includes torch
 // takes over a gigabyte in the compiler; too many at once and the machine swaps or the kernel's

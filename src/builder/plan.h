@@ -1,4 +1,4 @@
-// Which variants a build produces (cli.md §1.1, variants.md §2): the arch variants the detected
+// Which variants a build produces (docs/cli.md, docs/variants.md): the arch variants the detected
 // toolchains can build for the project's backends, all noarch variants, and the bundle variants
 // of the reference matrix that no toolchain here can build.
 #pragma once

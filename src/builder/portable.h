@@ -1,4 +1,4 @@
-// Portable (manylinux) modules from a newer host (issue 11; build-output.md §9 step 3).
+// Portable (manylinux) modules from a newer host (docs/building.md).
 //
 // Approach: the module is compiled with the host's own compiler, headers and libstdc++ (torch's
 // C++ ABI needs the same libstdc++ that torch uses), and only the final link sees *link stubs*

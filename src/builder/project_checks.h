@@ -1,4 +1,4 @@
-// Checks run on the project source before every build (build-output.md §1, §4.4): the package
+// Checks run on the project source before every build (docs/build-output.md): the package
 // layout and the op-registration lint. Violations are values; the caller decides what fails.
 #pragma once
 
@@ -25,7 +25,7 @@ std::vector<std::string> project_python_files(const std::filesystem::path& proje
 util::Result<std::vector<std::string>> op_registration_violations(const std::filesystem::path& project,
                                                                   const std::filesystem::path& python);
 
-// Both checks; an error listing every violation (lint header text of §4.4 where applicable).
+// Both checks; an error listing every violation (lint header text where applicable).
 util::Status check_project(const std::filesystem::path& project, const config::BuildConfig& config,
                            const std::filesystem::path& python);
 

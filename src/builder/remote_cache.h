@@ -1,4 +1,4 @@
-// A compile cache shared between machines (issue 19): ccache's remote storage (Redis or HTTP),
+// A compile cache shared between machines (docs/release-ci.md): ccache's remote storage (Redis or HTTP),
 // configured for every compile of a build by `build --remote-cache URL` or
 // KERNEL_BUILDER_REMOTE_CACHE. ccache does the caching; this names the storage, makes the cache
 // keys independent of where the kernel directory is (base_dir, no hash of the working

@@ -1,4 +1,4 @@
-// `build --check-reproducible` (issue 11): the project is copied into two different temporary
+// `build --check-reproducible` (docs/building.md): the project is copied into two different temporary
 // directories and built in each with the same unique id and no compiler cache; every built
 // variant must come out byte-identical (modules, `_ops.py`, `metadata.json` and so its digest).
 // The first difference is named down to the ELF section.

@@ -1,4 +1,4 @@
-// The environments of `kernel-builder devshell` and `testshell` (cli.md §1.2): one build set's
+// The environments of `kernel-builder devshell` and `testshell` (docs/cli.md): one build set's
 // toolchain on PATH (its interpreter's bin directory, CUDA_HOME/bin), and for testshell the
 // built variant importable (by its package name, and its directory on PYTHONPATH). Pure
 // planning: the CLI applies the result and execs the shell.

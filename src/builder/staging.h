@@ -1,4 +1,4 @@
-// Filling a staging directory with the package files of a variant (build-output.md §2.1, §2.2)
+// Filling a staging directory with the package files of a variant (docs/build-output.md)
 // and replacing the final variant directory atomically.
 #pragma once
 

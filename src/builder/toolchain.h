@@ -1,4 +1,4 @@
-// Toolchain detection (cli.md §1.1): a Python interpreter with torch plus the backend toolkit
+// Toolchain detection (docs/cli.md): a Python interpreter with torch plus the backend toolkit
 // it needs. Probing runs a small embedded script in the interpreter (scripts/probe_toolchain.py)
 // and finds nvcc; results are cached per interpreter in the user cache, so that a clean build
 // does not pay for `import torch`.

@@ -1,4 +1,4 @@
-// The unique id of a build and the project's git state (build-output.md §3, §7 provenance).
+// The unique id of a build and the project's git state (docs/build-output.md provenance).
 #pragma once
 
 #include <cstdint>

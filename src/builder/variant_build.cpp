@@ -96,7 +96,7 @@ std::string target_policy(const BuildSettings& s, const PlannedVariant& v) {
   return abi::CheckOptions{}.manylinux;
 }
 
-// Removes every `__pycache__` directory and `*.pyc` file under `root` (build-output.md §9 step 5).
+// Removes every `__pycache__` directory and `*.pyc` file under `root` (docs/building.md).
 void remove_python_caches(const fs::path& root) {
   std::vector<fs::path> doomed;
   std::error_code ec;
@@ -260,7 +260,7 @@ util::Status import_check(const BuildSettings& s, const PlannedVariant& v, const
   return {};
 }
 
-// build-output.md §9 step 6: check-abi on the staged native files (abi-check.md), with the
+// docs/building.md: check-abi on the staged native files (docs/abi-check.md), with the
 // stable-ABI target for stable-ABI variants and macOS 26.0 for Metal. Python- and Torch-ABI
 // violations fail the variant; manylinux ones only with strict_manylinux (see BuildSettings).
 util::Status abi_check(const BuildSettings& s, const PlannedVariant& v, const fs::path& staging) {

@@ -1,4 +1,4 @@
-// Building one variant (build-output.md §9): generate the private CMake project, configure and
+// Building one variant (docs/building.md): generate the private CMake project, configure and
 // compile with Ninja (incrementally, in a persistent per-variant build directory), stage the
 // package into build/.staging-<variant>, check it, write metadata.json with digest and
 // provenance, and atomically replace build/<variant>/. A failed build never leaves a

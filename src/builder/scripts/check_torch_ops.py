@@ -1,4 +1,4 @@
-# Op-registration lint (build-output.md §4.4): every top-level function, async function or class
+# Op-registration lint (docs/build-output.md): every top-level function, async function or class
 # decorated with a Torch library registration call must name its op through
 # add_op_namespace_prefix(...). Usage: check_torch_ops.py <file>...; prints one violation per
 # line as "<file>:<line> <function|async function|class> <name>" (file as given).

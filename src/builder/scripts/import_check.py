@@ -1,4 +1,4 @@
-# Import check of a built variant (build-output.md §9 step 6): imports the variant directory as a
+# Import check of a built variant (docs/building.md): imports the variant directory as a
 # package under its ops id, from outside sys.path, the way the loader does.
 # Usage: import_check.py <variant dir> <ops id> [<module>,...]
 #        import_check.py --wait   (started while the variant compiles: imports torch, then reads
