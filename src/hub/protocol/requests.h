@@ -1,4 +1,4 @@
-// Request bodies the kernel-hub server accepts (hub-api.md §3), parsed into typed values before
+// Request bodies the kernel-hub server accepts (docs/hub-api.md), parsed into typed values before
 // any handler acts on them. Every field is checked for its type; a wrong type, a missing
 // required field or a bad name is an ErrorKind::invalid error whose message names the field
 // ("objects[0].size: expected a non-negative integer below 2^63"), which the server answers

@@ -1,4 +1,4 @@
-// Planning the per-branch operations of an upload (hub-api.md §5 steps 5–6): which files to
+// Planning the per-branch operations of an upload (docs/hub-api.md): which files to
 // add and which remote files to delete, as a pure function of local files and remote trees.
 #pragma once
 

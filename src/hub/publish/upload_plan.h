@@ -1,4 +1,4 @@
-// Planning an upload (hub-api.md §5), as pure functions of what was found locally and what the
+// Planning an upload (docs/hub-api.md), as pure functions of what was found locally and what the
 // Hub answered: the target repository and branch, whether to create the branch, which commit
 // operations a branch plan becomes after pre-upload, the commit batches, whether a refused
 // commit of the version branch is planned again, and the result. `upload` (uploader.cpp)

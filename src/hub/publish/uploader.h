@@ -1,4 +1,4 @@
-// `kernel-builder upload` (hub-api.md §5, cli.md): publishes discovered build variants, the
+// `kernel-builder upload` (docs/hub-api.md, docs/cli.md): publishes discovered build variants, the
 // card and benchmarks to a Hub repository. The flow is a library function so that
 // `build-and-upload` and tests share it; all printing goes through UploadReporter.
 #pragma once
@@ -50,7 +50,7 @@ util::Result<UploadResult> upload(client::HubClient& hub, const UploadOptions& o
 std::string render_upload_json(const UploadResult& result);
 
 // The public web base for user-facing URLs: the configured endpoint when HF_ENDPOINT is set,
-// else https://hf.co (cli.md QUIRK).
+// else https://hf.co, as upstream prints it.
 std::string public_base(const client::HubSettings& settings);
 
 // Repo id from a create-repo URL: strip the endpoint and a `kernels/` prefix; else `fallback`.

@@ -1,6 +1,6 @@
 // The Hub service: request routing (by raw, still-encoded path segments, because revisions and
 // paths may contain encoded '/'), authentication and authorization, and the endpoint handlers
-// of hub-api.md §2–3 plus our bulk download. Handlers live in read_routes.cpp and
+// of docs/hub-api.md plus our bulk download. Handlers live in read_routes.cpp and
 // write_routes.cpp; this class owns the shared state.
 #pragma once
 
