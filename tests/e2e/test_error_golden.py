@@ -44,6 +44,8 @@ CASES = {
     "bad-option-value": ("kernel_hub", ["serve", "--root", "root", "--port", "0", "--max-file-size", "1.5G"], {}),
     "hub-invalid-organization-name": ("kernel_hub", ["org", "add", "bad/name", "--root", "root"], {}),
     "hub-missing-required-option": ("kernel_hub", ["user", "add", "alice"], {}),
+    "hub-remove-org-of-unknown-user": ("kernel_hub", ["user", "remove-org", "nobody", "--org", "acme", "--root", "root"],
+                                       {}),
 }
 
 
