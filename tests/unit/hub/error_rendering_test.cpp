@@ -2,13 +2,13 @@
 // KB_REFRESH_GOLDEN=1 rewrites it, tests/unit/hub/refresh-golden), hints chosen from the status and
 // Hub error code rather than the message, and the server's replies from storage errors' fields.
 #include <gtest/gtest.h>
-#include <httplib.h>
 
 #include <cstdlib>
 #include <string>
 #include <vector>
 
 #include "hub/client/http_client.h"
+#include "hub/server/http_message.h"
 #include "hub/server/http_support.h"
 #include "hub/storage/storage_errors.h"
 #include "util/fs.h"
@@ -110,7 +110,7 @@ struct Reply {
 };
 
 Reply reply(const util::Error& error) {
-  httplib::Response response;
+  server::Response response;
   server::reply_error(response, error);
   return {response.status, response.get_header_value("X-Error-Code"), response.get_header_value("X-Error-Message"),
           response.body};
