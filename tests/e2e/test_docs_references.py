@@ -8,8 +8,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 # Where sources, tests, scripts and pages live (build outputs and environments are elsewhere).
 TREES = ["src", "python", "tests", "scripts", "bench", "fuzz", "cmake", "templates", "examples", "docs", "data",
-         "requirements", ".ci"]
-FILES = ["README.md", "ARCHITECTURE.md", "CMakeLists.txt", "pytest.ini", "conftest.py"]
+         "requirements", ".ci", "packaging"]
+FILES = ["README.md", "ARCHITECTURE.md", "CMakeLists.txt", "pytest.ini", "conftest.py", "pyproject.toml"]
 SKIP_DIRS = {"__pycache__", "build", ".git", "node_modules"}
 DOCS_REFERENCE = re.compile(r"(?<![\w.-])docs/[\w./-]+?\.md")
 SPEC_NAMES = "loader|cli|variants|build-output|build-toml|abi-check|hub-api"
