@@ -184,6 +184,7 @@ class HubService {
     std::chrono::steady_clock::time_point expires{};
     bool in_use = false;    // a PUT is being read
     bool uploaded = false;  // its body was stored; only verify remains
+    bool member = false;    // issued to a member (write access); else to a reader for a pull request
   };
   std::string issue_ticket(UploadTicket ticket);
   // For a PUT: the ticket if it is valid, unused and not in use (then marked in use).

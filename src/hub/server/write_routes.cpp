@@ -156,7 +156,9 @@ void HubService::lfs_batch(const Request& request, Response& response, const Rep
                                         bytes_text(limits_.quota) + " of user `" + caller->name + "` (" +
                                         bytes_text(usage_.used(caller->name)) + " used)"}};
     } else {
-      std::string ticket = issue_ticket(UploadTicket{object.oid, object.size, target.repo, caller->name});
+      UploadTicket issued{object.oid, object.size, target.repo, caller->name};
+      issued.member = storage::Accounts::is_member(*caller, target.repo.name_space);
+      std::string ticket = issue_ticket(std::move(issued));
       entry["authenticated"] = true;
       entry["actions"] = {{"upload", {{"href", base + ticket}, {"header", json::object()}}},
                           {"verify", {{"href", base + ticket + "/verify"}, {"header", json::object()}}}};
@@ -178,6 +180,14 @@ void HubService::lfs_upload(const std::string& ticket_id, const Request& request
   };
   auto ticket = claim_ticket(ticket_id);
   if (!ticket) return refuse(403, "Unknown, expired or already used upload URL");
+  // Checked against the accounts as they are now (docs/hub-security.md, "Authorization"): a user
+  // removed, or taken out of the organization a member's ticket was issued for, uploads nothing.
+  auto uploader = accounts_.user(ticket->user);
+  if (!uploader || !can_read(uploader, ticket->repo) ||
+      (ticket->member && !storage::Accounts::is_member(*uploader, ticket->repo.name_space))) {
+    release_ticket(ticket_id);
+    return refuse(403, "Upload URL of a user who may no longer write to `" + ticket->repo.full() + "`");
+  }
   const std::string length_header = request.get_header_value("Content-Length");
   if (!length_header.empty()) {
     char* end = nullptr;

@@ -176,3 +176,20 @@ def test_the_official_client_of_a_removed_member_gets_not_found(acme, tmp_path):
     assert run("before") == f"ok {FILES[0]['size']}"
     remove_from_org(hub, "bob", "acme")
     assert run("after") == "not found"
+
+
+def test_an_upload_url_stops_working_when_its_user_leaves_the_org(acme):
+    """An LFS upload URL (a ticket valid for an hour) of a member taken out of the org uploads nothing."""
+    hub, _, bob = acme
+    data = b"\x00bob's late upload\x00" * 100
+    oid = __import__("hashlib").sha256(data).hexdigest()
+    body = json.dumps({"operation": "upload", "transfers": ["basic"], "hash_algo": "sha256",
+                       "objects": [{"oid": oid, "size": len(data)}], "ref": {"name": "main"}}).encode()
+    status, _, answer = request(f"{hub.url}/acme/priv.git/info/lfs/objects/batch", "POST", bob, body,
+                                {"Content-Type": "application/vnd.git-lfs+json"})
+    assert status == 200, answer
+    href = json.loads(answer)["objects"][0]["actions"]["upload"]["href"]
+    remove_from_org(hub, "bob", "acme")
+    status, _, answer = request(href, "PUT", body=data, headers={"Content-Length": str(len(data))})
+    assert status == 403, answer
+    assert not (hub.root / "objects" / oid[:2] / oid).exists()
