@@ -22,7 +22,7 @@ std::string make_stream(util::TempDir& dir, std::vector<std::pair<std::string, s
   return out;
 }
 
-TEST(BulkReader, round_trips_in_any_chunking) {
+TEST(BulkReader, RoundTripsInAnyChunking) {
   util::TempDir dir;
   std::string stream = make_stream(dir, {{"build/v/a.py", "print(1)\n"}, {"build/v/empty", ""},
                                          {"build/v/x.so", std::string("\0\n\x01{}", 5)}});
@@ -36,7 +36,7 @@ TEST(BulkReader, round_trips_in_any_chunking) {
   }
 }
 
-TEST(BulkReader, detects_truncation_and_corruption) {
+TEST(BulkReader, DetectsTruncationAndCorruption) {
   util::TempDir dir;
   std::string stream = make_stream(dir, {{"a", "hello"}});
   util::TempDir out;
@@ -50,7 +50,7 @@ TEST(BulkReader, detects_truncation_and_corruption) {
   EXPECT_FALSE(reader.feed(corrupt).ok());
 }
 
-TEST(BulkReader, refuses_paths_escaping_the_destination) {
+TEST(BulkReader, RefusesPathsEscapingTheDestination) {
   util::TempDir out;
   BulkReader reader([&](const std::string& p) -> util::Result<std::filesystem::path> { return out.path() / p; });
   EXPECT_FALSE(reader.feed("{\"path\":\"../evil\",\"size\":0,\"sha256\":\"\"}\n").ok());

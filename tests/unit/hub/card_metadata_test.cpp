@@ -6,13 +6,13 @@
 namespace kb::hub::protocol {
 namespace {
 
-TEST(CardMetadata, valid_metadata_has_no_errors_or_warnings) {
+TEST(CardMetadata, ValidMetadataHasNoErrorsOrWarnings) {
   auto report = validate_card_metadata("---\nlicense: apache-2.0\ntags:\n- kernel\n- cuda\nlanguage: en\n---\n# Card\n");
   EXPECT_TRUE(report.errors.empty());
   EXPECT_TRUE(report.warnings.empty());
 }
 
-TEST(CardMetadata, missing_or_empty_metadata_is_a_warning) {
+TEST(CardMetadata, MissingOrEmptyMetadataIsAWarning) {
   for (const char* card : {"# Just a title\n", "---\n---\n# Card\n", ""}) {
     auto report = validate_card_metadata(card);
     EXPECT_TRUE(report.errors.empty()) << card;
@@ -21,13 +21,13 @@ TEST(CardMetadata, missing_or_empty_metadata_is_a_warning) {
   }
 }
 
-TEST(CardMetadata, syntax_errors_name_the_card_line) {
+TEST(CardMetadata, SyntaxErrorsNameTheCardLine) {
   auto report = validate_card_metadata("---\nlicense: mit\ntags: [a, b\n---\n");
   ASSERT_EQ(report.errors.size(), 1u);
   EXPECT_NE(report.errors[0].find("Invalid YAML at line"), std::string::npos) << report.errors[0];
 }
 
-TEST(CardMetadata, field_types_are_checked) {
+TEST(CardMetadata, FieldTypesAreChecked) {
   auto report = validate_card_metadata("---\nlicense: {name: x}\ntags: [a, [b]]\npipeline_tag: [x]\n"
                                        "model-index: nope\ninference: maybe\n---\n");
   std::vector<std::string> expected = {"\"license\" must be a string or a list of strings",
@@ -36,14 +36,14 @@ TEST(CardMetadata, field_types_are_checked) {
   EXPECT_EQ(report.errors, expected);
 }
 
-TEST(CardMetadata, root_must_be_a_mapping_without_duplicates) {
+TEST(CardMetadata, RootMustBeAMappingWithoutDuplicates) {
   EXPECT_EQ(validate_card_metadata("---\n- a\n- b\n---\n").errors.size(), 1u);
   auto duplicated = validate_card_metadata("---\nlicense: mit\nlicense: apache-2.0\n---\n");
   ASSERT_EQ(duplicated.errors.size(), 1u);
   EXPECT_EQ(duplicated.errors[0], "Duplicated metadata key \"license\" at line 3");
 }
 
-TEST(CardMetadata, an_unclosed_block_is_an_error) {
+TEST(CardMetadata, AnUnclosedBlockIsAnError) {
   auto report = validate_card_metadata("---\nlicense: mit\n# Card\n");
   ASSERT_EQ(report.errors.size(), 1u);
   EXPECT_NE(report.errors[0].find("never closed"), std::string::npos);

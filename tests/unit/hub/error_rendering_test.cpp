@@ -68,7 +68,7 @@ TEST(ErrorRendering, Golden) {
   EXPECT_EQ(rendered.find("hf_secret"), std::string::npos);
 }
 
-TEST(http_error, carries_status_and_code_and_hints_from_them_not_from_the_text) {
+TEST(http_error, CarriesStatusAndCodeAndHintsFromThemNotFromTheText) {
   client::HttpClient client(settings(false));
   // A Hub may word its errors in any way: the message below says nothing of "not found" or
   // "gated", so only the fields can have chosen these hints.
@@ -93,7 +93,7 @@ TEST(http_error, carries_status_and_code_and_hints_from_them_not_from_the_text) 
   EXPECT_TRUE(teapot.hints.empty());
 }
 
-TEST(http_hint, depends_on_the_token) {
+TEST(http_hint, DependsOnTheToken) {
   EXPECT_NE(client::http_hint(401, "", false, "e").find("hf auth login"), std::string::npos);
   EXPECT_NE(client::http_hint(401, "", true, "e").find("refused the token"), std::string::npos);
   EXPECT_NE(client::http_hint(404, "RepoNotFound", false, "e").find("private repository needs a token"),
@@ -116,7 +116,7 @@ Reply reply(const util::Error& error) {
           response.body};
 }
 
-TEST(reply_error, answers_a_storage_error_from_its_fields) {
+TEST(reply_error, AnswersAStorageErrorFromItsFields) {
   Reply repo = reply(storage::repo_not_found());
   EXPECT_EQ(repo.status, 404);
   EXPECT_EQ(repo.code, "RepoNotFound");
@@ -146,7 +146,7 @@ TEST(reply_error, answers_a_storage_error_from_its_fields) {
   EXPECT_EQ(reply(util::Error(util::ErrorKind::io, "disk full")).status, 500);
 }
 
-TEST(storage_errors, kinds) {
+TEST(storage_errors, Kinds) {
   EXPECT_EQ(storage::repo_not_found().kind, util::ErrorKind::not_found);
   EXPECT_EQ(storage::conflict("x").kind, util::ErrorKind::invalid);
   EXPECT_EQ(storage::stale_parent("x").kind, util::ErrorKind::invalid);

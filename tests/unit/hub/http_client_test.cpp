@@ -44,7 +44,7 @@ struct Recorder {
   }
 };
 
-TEST(HttpClient, retries_429_and_5xx_with_backoff_and_retry_after) {
+TEST(HttpClient, Retries429And5xxWithBackoffAndRetryAfter) {
   LocalServer local;
   std::atomic<int> calls{0};
   local.server().Get("/flaky", [&](const httplib::Request&, httplib::Response& res) {
@@ -65,7 +65,7 @@ TEST(HttpClient, retries_429_and_5xx_with_backoff_and_retry_after) {
   EXPECT_EQ(recorder.delays[2], std::chrono::milliseconds(2000));
 }
 
-TEST(HttpClient, gives_up_after_five_retries) {
+TEST(HttpClient, GivesUpAfterFiveRetries) {
   LocalServer local;
   std::atomic<int> calls{0};
   local.server().Get("/down", [&](const httplib::Request&, httplib::Response& res) { ++calls; res.status = 502; });
@@ -78,7 +78,7 @@ TEST(HttpClient, gives_up_after_five_retries) {
   EXPECT_EQ(recorder.delays.size(), 5u);
 }
 
-TEST(HttpClient, download_resumes_with_range) {
+TEST(HttpClient, DownloadResumesWithRange) {
   LocalServer local;
   std::string data(100000, 'x');
   for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<char>('a' + i % 26);
@@ -100,7 +100,7 @@ TEST(HttpClient, download_resumes_with_range) {
   EXPECT_FALSE(std::filesystem::exists(dir.path() / "out.bin.incomplete"));
 }
 
-TEST(HttpClient, token_not_sent_after_redirect_to_another_origin) {
+TEST(HttpClient, TokenNotSentAfterRedirectToAnotherOrigin) {
   LocalServer hub;
   LocalServer cdn;
   std::string seen_by_hub;
@@ -121,7 +121,7 @@ TEST(HttpClient, token_not_sent_after_redirect_to_another_origin) {
   EXPECT_EQ(seen_by_cdn, "");
 }
 
-TEST(HttpClient, sends_the_callers_user_agent) {
+TEST(HttpClient, SendsTheCallersUserAgent) {
   LocalServer local;
   std::vector<std::string> agents;
   std::vector<std::string> injected;
@@ -144,7 +144,7 @@ TEST(HttpClient, sends_the_callers_user_agent) {
   EXPECT_EQ(injected[2], "");
 }
 
-TEST(redact, removes_tokens_everywhere) {
+TEST(redact, RemovesTokensEverywhere) {
   EXPECT_EQ(redact("GET http://h/x?token=abc&y=1 Bearer hf_secret", std::string("hf_secret")),
             "GET http://h/x?token=***&y=1 Bearer ***");
   EXPECT_EQ(redact("failed for hf_secret.", std::string("hf_secret")), "failed for ***.");

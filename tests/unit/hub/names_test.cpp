@@ -11,7 +11,7 @@ namespace {
 
 std::string why(const util::Status& status) { return status ? "" : status.error().message; }
 
-TEST(Names, repo_ids_follow_the_official_client) {
+TEST(Names, RepoIdsFollowTheOfficialClient) {
   for (const char* ok : {"acme/relu", "a/b", "Org_1/x.y-z", "u/_private", "acme/relu-2.0_x"}) {
     EXPECT_TRUE(check_repo_id(ok)) << ok << ": " << why(check_repo_id(ok));
   }
@@ -26,7 +26,7 @@ TEST(Names, repo_ids_follow_the_official_client) {
   EXPECT_EQ(why(check_repo_id("acme/x.git")), "Invalid repository id `acme/x.git`: cannot end with \".git\"");
 }
 
-TEST(Names, ref_names_follow_git_check_ref_format) {
+TEST(Names, RefNamesFollowGitCheckRefFormat) {
   for (const char* ok : {"main", "v1", "feature/x", "release-1.2", "a.b/c_d", "ünïcode"}) {
     EXPECT_TRUE(check_ref_name(ok)) << ok << ": " << why(check_ref_name(ok));
   }
@@ -40,7 +40,7 @@ TEST(Names, ref_names_follow_git_check_ref_format) {
   EXPECT_FALSE(check_ref_name("\xff\xfe"));  // not UTF-8
 }
 
-TEST(Names, revisions) {
+TEST(Names, Revisions) {
   for (const char* ok : {"main", "v1", "refs/heads/v1", "refs/pr/1", "refs/pr/42", "0123456789abcdef0123456789abcdef01234567"}) {
     EXPECT_TRUE(check_revision(ok)) << ok << ": " << why(check_revision(ok));
   }
@@ -50,7 +50,7 @@ TEST(Names, revisions) {
   }
 }
 
-TEST(Names, repo_paths) {
+TEST(Names, RepoPaths) {
   for (const char* ok : {"a", "build/torch-cpu/__init__.py", "dir with space/f.txt", "ünï/código.py", "a.b", "...x",
                          ".gitattributes", "x/.gitignore", "a%20b"}) {
     EXPECT_TRUE(check_repo_path(ok)) << ok << ": " << why(check_repo_path(ok));
@@ -74,13 +74,13 @@ TEST(Names, repo_paths) {
   EXPECT_FALSE(check_repo_folder("a/../b"));
 }
 
-TEST(Names, file_folder_clash) {
+TEST(Names, FileFolderClash) {
   EXPECT_TRUE(check_no_file_folder_clash({"a-b", "a/b", "a.c", "b"}));
   EXPECT_EQ(why(check_no_file_folder_clash({"a/b", "a-x", "a"})), "Path `a` is a file and also a folder of `a/b`");
   EXPECT_FALSE(check_no_file_folder_clash({"x/y/z", "x/y"}));
 }
 
-TEST(Names, version_branch) {
+TEST(Names, VersionBranch) {
   EXPECT_EQ(version_branch(1), "v1");
   EXPECT_EQ(version_branch(12), "v12");
   EXPECT_EQ(parse_version_branch(version_branch(123456789)), 123456789);

@@ -6,7 +6,7 @@
 namespace kb::hub::publish {
 namespace {
 
-TEST(plan_version_branch, existing_branch_deletes_only_stale_files_of_uploaded_variants) {
+TEST(plan_version_branch, ExistingBranchDeletesOnlyStaleFilesOfUploadedVariants) {
   VersionBranchInput input;
   input.uploaded_variants = {"torch-cpu"};
   input.variant_files = {{"build/torch-cpu/__init__.py", "x"}};
@@ -18,7 +18,7 @@ TEST(plan_version_branch, existing_branch_deletes_only_stale_files_of_uploaded_v
   EXPECT_EQ(plan.additions.size(), 2u);
 }
 
-TEST(plan_version_branch, new_branch_deletes_everything_forked_from_main_under_build_and_benchmarks) {
+TEST(plan_version_branch, NewBranchDeletesEverythingForkedFromMainUnderBuildAndBenchmarks) {
   VersionBranchInput input;
   input.new_branch = true;
   input.uploaded_variants = {"torch-cpu"};
@@ -27,7 +27,7 @@ TEST(plan_version_branch, new_branch_deletes_everything_forked_from_main_under_b
   EXPECT_EQ(plan.deletions, (std::vector<std::string>{"benchmarks/data.csv", "build/torch-cuda/a.py"}));
 }
 
-TEST(plan_version_branch, new_branch_retry_keeps_what_other_uploads_added_since_the_fork) {
+TEST(plan_version_branch, NewBranchRetryKeepsWhatOtherUploadsAddedSinceTheFork) {
   // This upload created the branch from main (which had build/torch-cuda/a.py); before its commit
   // another upload added build/torch-rocm/: planned again on the moved head, only the inherited
   // file is stale.
@@ -40,7 +40,7 @@ TEST(plan_version_branch, new_branch_retry_keeps_what_other_uploads_added_since_
   EXPECT_EQ(plan.deletions, (std::vector<std::string>{"benchmarks/benchmark_x.py", "build/torch-cuda/a.py"}));
 }
 
-TEST(is_benchmark_script, matches_benchmark_py_files) {
+TEST(is_benchmark_script, MatchesBenchmarkPyFiles) {
   EXPECT_TRUE(is_benchmark_script("benchmark.py"));
   EXPECT_TRUE(is_benchmark_script("benchmark_attention.py"));
   EXPECT_FALSE(is_benchmark_script("bench.py"));

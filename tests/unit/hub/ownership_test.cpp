@@ -14,7 +14,7 @@ using testing::add;
 
 std::string sha_of(RepoStore& store, const std::string& content) { return store.objects().put_bytes(content)->sha256; }
 
-TEST(Ownership, commits_and_uploads_make_objects_owned_by_their_repository_only) {
+TEST(Ownership, CommitsAndUploadsMakeObjectsOwnedByTheirRepositoryOnly) {
   util::TempDir dir;
   RepoStore store(dir.path());
   RepoId a{"kernel", "acme", "a"}, b{"kernel", "acme", "b"};
@@ -43,7 +43,7 @@ TEST(Ownership, commits_and_uploads_make_objects_owned_by_their_repository_only)
   EXPECT_FALSE(reopened.owns(b, secret));
 }
 
-TEST(Ownership, repositories_from_before_owned_sets_get_them_from_their_commits) {
+TEST(Ownership, RepositoriesFromBeforeOwnedSetsGetThemFromTheirCommits) {
   util::TempDir dir;
   RepoId a{"model", "acme", "old"};
   std::string sha;
@@ -62,7 +62,7 @@ TEST(Ownership, repositories_from_before_owned_sets_get_them_from_their_commits)
   EXPECT_TRUE(std::filesystem::exists(dir.path() / "repos" / "models" / "acme" / "old" / "owned"));
 }
 
-TEST(Ownership, a_commit_cannot_make_a_path_both_file_and_folder) {
+TEST(Ownership, ACommitCannotMakeAPathBothFileAndFolder) {
   util::TempDir dir;
   RepoStore store(dir.path());
   RepoId a{"kernel", "acme", "a"};
@@ -95,7 +95,7 @@ TEST(Ownership, a_commit_cannot_make_a_path_both_file_and_folder) {
   EXPECT_TRUE(store.commit(a, replace).ok());
 }
 
-TEST(Usage, distinct_objects_are_charged_once_and_quota_counts_reservations) {
+TEST(Usage, DistinctObjectsAreChargedOnceAndQuotaCountsReservations) {
   util::TempDir dir;
   std::string one(64, '1'), two(64, '2');
   {

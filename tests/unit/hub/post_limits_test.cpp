@@ -8,7 +8,7 @@ namespace {
 
 using std::chrono::minutes;
 
-TEST(HourlyLimit, admits_per_hour_posts_per_user_in_any_hour) {
+TEST(HourlyLimit, AdmitsPerHourPostsPerUserInAnyHour) {
   HourlyLimit limit(3);
   auto start = HourlyLimit::Clock::time_point{} + std::chrono::hours(100);
   EXPECT_TRUE(limit.admit("mallory", start));
@@ -23,7 +23,7 @@ TEST(HourlyLimit, admits_per_hour_posts_per_user_in_any_hour) {
   EXPECT_TRUE(limit.admit("mallory", start + minutes(200)));
 }
 
-TEST(HourlyLimit, zero_is_no_limit) {
+TEST(HourlyLimit, ZeroIsNoLimit) {
   HourlyLimit limit(0);
   for (int i = 0; i < 1000; ++i) EXPECT_TRUE(limit.admit("alice"));
 }

@@ -21,7 +21,7 @@ CommitRequest on(const std::string& revision, std::vector<Operation> ops, const 
   return request;
 }
 
-TEST(RepoAdmin, tags_resolve_and_are_listed_deleted_and_refused_twice) {
+TEST(RepoAdmin, TagsResolveAndAreListedDeletedAndRefusedTwice) {
   util::TempDir dir;
   RepoStore store(dir.path());
   RepoId repo{"model", "acme", "m"};
@@ -42,7 +42,7 @@ TEST(RepoAdmin, tags_resolve_and_are_listed_deleted_and_refused_twice) {
   EXPECT_EQ(testing::answer(store.delete_tag(repo, "v1.0").error()), testing::kRevisionNotFound);
 }
 
-TEST(RepoAdmin, delete_branch_keeps_main) {
+TEST(RepoAdmin, DeleteBranchKeepsMain) {
   util::TempDir dir;
   RepoStore store(dir.path());
   RepoId repo{"kernel", "acme", "relu"};
@@ -55,7 +55,7 @@ TEST(RepoAdmin, delete_branch_keeps_main) {
   EXPECT_TRUE(store.resolve(repo, "main").ok());
 }
 
-TEST(RepoAdmin, delete_repo_removes_only_objects_no_other_repository_owns) {
+TEST(RepoAdmin, DeleteRepoRemovesOnlyObjectsNoOtherRepositoryOwns) {
   util::TempDir dir;
   RepoStore store(dir.path());
   UsageLedger usage(dir.path());
@@ -95,7 +95,7 @@ TEST(RepoAdmin, delete_repo_removes_only_objects_no_other_repository_owns) {
   EXPECT_FALSE(store.owns(doomed, only.entry.sha256));
 }
 
-TEST(RepoAdmin, a_commit_never_references_an_object_its_last_owner_took_away) {
+TEST(RepoAdmin, ACommitNeverReferencesAnObjectItsLastOwnerTookAway) {
   util::TempDir dir;
   RepoStore store(dir.path());
   RepoId doomed{"model", "acme", "doomed"};
@@ -110,7 +110,7 @@ TEST(RepoAdmin, a_commit_never_references_an_object_its_last_owner_took_away) {
   EXPECT_EQ(testing::answer(late.error()), testing::kInvalid);
 }
 
-TEST(RepoAdmin, settings_toggle_private_and_gated) {
+TEST(RepoAdmin, SettingsTogglePrivateAndGated) {
   util::TempDir dir;
   RepoStore store(dir.path());
   RepoId repo{"model", "acme", "m"};
@@ -124,7 +124,7 @@ TEST(RepoAdmin, settings_toggle_private_and_gated) {
   EXPECT_EQ(testing::answer(store.update_settings(repo, std::nullopt, std::string("always")).error()), testing::kInvalid);
 }
 
-TEST(RepoAdmin, history_pages_newest_first_with_authors) {
+TEST(RepoAdmin, HistoryPagesNewestFirstWithAuthors) {
   util::TempDir dir;
   RepoStore store(dir.path());
   RepoId repo{"model", "acme", "m"};
@@ -145,7 +145,7 @@ TEST(RepoAdmin, history_pages_newest_first_with_authors) {
   EXPECT_EQ(last->first[1].commit->author, "");
 }
 
-TEST(RepoAdmin, pull_requests_and_discussions_share_numbers_and_record_authors) {
+TEST(RepoAdmin, PullRequestsAndDiscussionsShareNumbersAndRecordAuthors) {
   util::TempDir dir;
   RepoStore store(dir.path());
   RepoId repo{"model", "acme", "m"};

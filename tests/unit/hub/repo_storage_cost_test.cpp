@@ -35,7 +35,7 @@ CommitRequest on_main(std::vector<Operation> ops, const std::string& message, Ch
   return request;
 }
 
-TEST(RepoStorageCost, commits_of_one_small_file_cost_small_records_not_copies_of_the_tree) {
+TEST(RepoStorageCost, CommitsOfOneSmallFileCostSmallRecordsNotCopiesOfTheTree) {
   util::TempDir dir;
   RepoStore store(dir.path());
   RepoId repo{"model", "acme", "big"};
@@ -95,7 +95,7 @@ TEST(RepoStorageCost, commits_of_one_small_file_cost_small_records_not_copies_of
   EXPECT_FALSE(last->second);
 }
 
-TEST(RepoStorageCost, a_damaged_delta_record_is_never_served) {
+TEST(RepoStorageCost, ADamagedDeltaRecordIsNeverServed) {
   util::TempDir dir;
   RepoStore store(dir.path());
   RepoId repo{"model", "acme", "m"};
@@ -120,7 +120,7 @@ TEST(RepoStorageCost, a_damaged_delta_record_is_never_served) {
   EXPECT_EQ(loaded.error().status, 500);
 }
 
-TEST(RepoStorageCost, older_roots_with_snapshot_commits_and_one_discussions_file_stay_readable) {
+TEST(RepoStorageCost, OlderRootsWithSnapshotCommitsAndOneDiscussionsFileStayReadable) {
   util::TempDir dir;
   RepoId repo{"model", "acme", "old"};
   fs::path repo_dir = dir.path() / "repos/models/acme/old";
@@ -180,7 +180,7 @@ TEST(RepoStorageCost, older_roots_with_snapshot_commits_and_one_discussions_file
   EXPECT_EQ((*all)[0].title, "new talk");
 }
 
-TEST(RepoStorageCost, a_refused_charge_writes_nothing) {
+TEST(RepoStorageCost, ARefusedChargeWritesNothing) {
   util::TempDir dir;
   RepoStore store(dir.path());
   RepoId repo{"model", "acme", "m"};
@@ -226,7 +226,7 @@ TEST(RepoStorageCost, a_refused_charge_writes_nothing) {
   EXPECT_EQ(charged[key], fs::file_size(dir.path() / "repos/models/acme/m" / name));
 }
 
-TEST(RepoStorageCost, the_ledger_charges_within_the_quota_in_one_step_and_gives_back_many_keys) {
+TEST(RepoStorageCost, TheLedgerChargesWithinTheQuotaInOneStepAndGivesBackManyKeys) {
   util::TempDir dir;
   UsageLedger usage(dir.path());
   std::string a = RepoStore::record_key("repos/models/acme/m/commits/a");

@@ -13,7 +13,7 @@ namespace {
 
 using testing::add;
 
-TEST(RepoStore, create_repo_makes_initial_commit_with_gitattributes) {
+TEST(RepoStore, CreateRepoMakesInitialCommitWithGitattributes) {
   util::TempDir dir;
   RepoStore store(dir.path());
   RepoId repo{"kernel", "acme", "relu"};
@@ -29,7 +29,7 @@ TEST(RepoStore, create_repo_makes_initial_commit_with_gitattributes) {
   EXPECT_EQ(commit_id(serialize_commit(**commit)), *head);
 }
 
-TEST(RepoStore, commit_at_resolves_a_revision_and_loads_its_commit) {
+TEST(RepoStore, CommitAtResolvesARevisionAndLoadsItsCommit) {
   util::TempDir dir;
   RepoStore store(dir.path());
   RepoId repo{"kernel", "acme", "relu"};
@@ -43,7 +43,7 @@ TEST(RepoStore, commit_at_resolves_a_revision_and_loads_its_commit) {
   EXPECT_EQ(missing.error().message, store.resolve(repo, "no-such-branch").error().message);
 }
 
-TEST(RepoStore, commit_applies_operations_and_checks_parent) {
+TEST(RepoStore, CommitAppliesOperationsAndChecksParent) {
   util::TempDir dir;
   RepoStore store(dir.path());
   RepoId repo{"model", "acme", "m"};
@@ -62,7 +62,7 @@ TEST(RepoStore, commit_applies_operations_and_checks_parent) {
   EXPECT_EQ((*tree)->parent, first->commit);
 }
 
-TEST(RepoStore, create_pr_makes_numbered_refs_and_leaves_branch) {
+TEST(RepoStore, CreatePrMakesNumberedRefsAndLeavesBranch) {
   util::TempDir dir;
   RepoStore store(dir.path());
   RepoId repo{"kernel", "acme", "relu"};
@@ -79,7 +79,7 @@ TEST(RepoStore, create_pr_makes_numbered_refs_and_leaves_branch) {
   EXPECT_EQ(testing::answer(store.resolve(repo, "refs/pr/2").error()), testing::kRevisionNotFound);
 }
 
-TEST(RepoStore, leftovers_of_a_crashed_writer_do_not_change_refs) {
+TEST(RepoStore, LeftoversOfACrashedWriterDoNotChangeRefs) {
   util::TempDir dir;
   RepoStore store(dir.path());
   RepoId repo{"kernel", "acme", "relu"};
@@ -96,7 +96,7 @@ TEST(RepoStore, leftovers_of_a_crashed_writer_do_not_change_refs) {
   EXPECT_TRUE(reopened.commit(repo, {"main", {add(reopened, "a", "a")}, "next", head, false}).ok());
 }
 
-TEST(RepoStore, rejects_invalid_names) {
+TEST(RepoStore, RejectsInvalidNames) {
   EXPECT_FALSE(RepoStore::valid_name(".."));
   EXPECT_FALSE(RepoStore::valid_name("a/b"));
   EXPECT_FALSE(RepoStore::valid_name(""));

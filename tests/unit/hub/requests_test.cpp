@@ -14,7 +14,7 @@ std::string why(const util::Result<T>& result) {
 
 const std::string kOid(64, 'a');
 
-TEST(Requests, create_repo) {
+TEST(Requests, CreateRepo) {
   auto ok = parse_create_repo(R"({"name":"relu","organization":"acme","type":"kernel","private":true})");
   ASSERT_TRUE(ok) << why(ok);
   EXPECT_EQ(ok->name, "relu");
@@ -33,7 +33,7 @@ TEST(Requests, create_repo) {
   EXPECT_EQ(why(parse_create_repo(std::string(100000, '['))), "body: JSON nested deeper than 32 levels");
 }
 
-TEST(Requests, lfs_batch_sizes) {
+TEST(Requests, LfsBatchSizes) {
   auto ok = parse_lfs_batch(R"({"operation":"upload","transfers":["basic"],"objects":[{"oid":")" + kOid +
                             R"(","size":0}],"hash_algo":"sha256"})");
   ASSERT_TRUE(ok) << why(ok);
@@ -55,7 +55,7 @@ TEST(Requests, lfs_batch_sizes) {
             "transfers: expected an array of strings");
 }
 
-TEST(Requests, preupload) {
+TEST(Requests, Preupload) {
   auto ok = parse_preupload(R"({"files":[{"path":"a.bin","size":3,"sample":"AAEC"}]})");
   ASSERT_TRUE(ok) << why(ok);
   EXPECT_EQ((*ok)[0].sample, std::string("\0\1\2", 3));
@@ -65,7 +65,7 @@ TEST(Requests, preupload) {
   EXPECT_EQ(why(parse_preupload(R"({"files":[{"path":"x","size":1,"sample":"!!"}]})")), "files[0].sample: expected base64");
 }
 
-TEST(Requests, commit_payload) {
+TEST(Requests, CommitPayload) {
   std::string body = R"({"key":"header","value":{"summary":"s","description":"d","parentCommit":"p"}})"
                      "\n"
                      R"({"key":"file","value":{"path":"a.txt","content":"eA==","encoding":"base64"}})"
@@ -98,7 +98,7 @@ TEST(Requests, commit_payload) {
 }
 
 
-TEST(Requests, management_bodies) {
+TEST(Requests, ManagementBodies) {
   auto settings = parse_repo_settings(R"({"gated":false,"visibility":"private"})");
   ASSERT_TRUE(settings) << why(settings);
   EXPECT_EQ(settings->gated, std::optional<std::string>(""));
@@ -117,7 +117,7 @@ TEST(Requests, management_bodies) {
   EXPECT_EQ(parse_validate_yaml(R"({"content":"---\n---\n"})")->repo_type, "model");
 }
 
-TEST(Requests, paths_info_and_lfs_batch_ref) {
+TEST(Requests, PathsInfoAndLfsBatchRef) {
   auto paths = parse_paths_info(R"({"paths":["a","b/c"],"expand":true})");
   ASSERT_TRUE(paths) << why(paths);
   EXPECT_EQ(paths->paths, (std::vector<std::string>{"a", "b/c"}));

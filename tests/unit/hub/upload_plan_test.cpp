@@ -40,7 +40,7 @@ LocalFiles local_files() {
 
 std::vector<metadata::VariantDir> variant_dirs() { return {{"torch-cpu", "/k/build/torch-cpu"}}; }
 
-TEST(plan_target, options_win_and_need_no_build_config) {
+TEST(plan_target, OptionsWinAndNeedNoBuildConfig) {
   UploadOptions options;
   options.repo_id = "org/k";
   options.branch = "dev";
@@ -51,7 +51,7 @@ TEST(plan_target, options_win_and_need_no_build_config) {
   EXPECT_EQ(target->branch, "dev");
 }
 
-TEST(plan_target, branch_is_the_version_of_the_variants) {
+TEST(plan_target, BranchIsTheVersionOfTheVariants) {
   UploadOptions options;
   options.repo_id = "org/k";
   EXPECT_TRUE(needs_build_config(options));
@@ -64,7 +64,7 @@ TEST(plan_target, branch_is_the_version_of_the_variants) {
   EXPECT_EQ(none->branch, "v1");
 }
 
-TEST(plan_target, several_versions_are_an_error) {
+TEST(plan_target, SeveralVersionsAreAnError) {
   UploadOptions options;
   options.repo_id = "org/k";
   util::Result<config::BuildConfig> config = util::Error(util::ErrorKind::config, "no build.toml");
@@ -73,7 +73,7 @@ TEST(plan_target, several_versions_are_an_error) {
   EXPECT_EQ(target.error().message, "Found multiple versions in build variants: 1, 2");
 }
 
-TEST(plan_target, repo_id_and_branch_from_build_toml) {
+TEST(plan_target, RepoIdAndBranchFromBuildToml) {
   config::BuildConfig loaded;
   loaded.general.hub = config::HubConfig{"org/from-toml", "release"};
   util::Result<config::BuildConfig> config = loaded;
@@ -83,7 +83,7 @@ TEST(plan_target, repo_id_and_branch_from_build_toml) {
   EXPECT_EQ(target->branch, "release");
 }
 
-TEST(plan_target, missing_repo_id_says_why) {
+TEST(plan_target, MissingRepoIdSaysWhy) {
   util::Result<config::BuildConfig> broken = util::Error(util::ErrorKind::config, "build.toml: bad");
   auto unparsed = plan_target(UploadOptions{}, &broken, {});
   ASSERT_FALSE(unparsed);
@@ -96,7 +96,7 @@ TEST(plan_target, missing_repo_id_says_why) {
   EXPECT_EQ(unset.error().message, "No `general.hub.repo-id` in build.toml. Use --repo-id to specify it.");
 }
 
-TEST(dirty_variants, names_variants_built_from_a_dirty_tree) {
+TEST(dirty_variants, NamesVariantsBuiltFromADirtyTree) {
   std::vector<metadata::VariantDir> dirs = {{"a", "/a"}, {"b", "/b"}, {"c", "/c"}};
   auto dirty = dirty_variants(dirs, {variant_metadata(1, true), variant_metadata(1), variant_metadata(1, true)});
   EXPECT_EQ(dirty, (std::vector<std::string>{"a", "c"}));
@@ -105,7 +105,7 @@ TEST(dirty_variants, names_variants_built_from_a_dirty_tree) {
             0u);
 }
 
-TEST(plan_upload, card_goes_to_main_and_variant_files_to_the_version_branch) {
+TEST(plan_upload, CardGoesToMainAndVariantFilesToTheVersionBranch) {
   UploadPlan plan = plan_upload({"org/k", "v1"}, local_files(), variant_dirs());
   ASSERT_TRUE(plan.main_branch);
   ASSERT_EQ(plan.main_branch->additions.size(), 1u);
@@ -121,7 +121,7 @@ TEST(plan_upload, card_goes_to_main_and_variant_files_to_the_version_branch) {
   EXPECT_FALSE(plan_upload({"org/k", "v1"}, no_card, variant_dirs()).main_branch);
 }
 
-TEST(plan_branch_setup, existing_branch_is_used_as_it_is) {
+TEST(plan_branch_setup, ExistingBranchIsUsedAsItIs) {
   auto setup = plan_branch_setup(refs({{"main", "m1"}, {"v1", "b1"}}), "org/k", "v1", false);
   ASSERT_TRUE(setup);
   EXPECT_FALSE(setup->create);
@@ -132,7 +132,7 @@ TEST(plan_branch_setup, existing_branch_is_used_as_it_is) {
   EXPECT_FALSE(pr->create);
 }
 
-TEST(plan_branch_setup, missing_branch_is_created_from_main) {
+TEST(plan_branch_setup, MissingBranchIsCreatedFromMain) {
   auto setup = plan_branch_setup(refs({{"main", "m1"}, {"v2", "b2"}}), "org/k", "v1", false);
   ASSERT_TRUE(setup);
   EXPECT_TRUE(setup->create);
@@ -143,7 +143,7 @@ TEST(plan_branch_setup, missing_branch_is_created_from_main) {
   EXPECT_FALSE(empty_repo->main_head);
 }
 
-TEST(plan_branch_setup, pull_request_needs_an_existing_branch) {
+TEST(plan_branch_setup, PullRequestNeedsAnExistingBranch) {
   auto setup = plan_branch_setup(refs({{"main", "m1"}}), "org/k", "v1", true);
   ASSERT_FALSE(setup);
   EXPECT_EQ(setup.error().kind, util::ErrorKind::usage);
@@ -152,7 +152,7 @@ TEST(plan_branch_setup, pull_request_needs_an_existing_branch) {
       "Pull requests can only target an existing branch. Ask a maintainer of `org/k` to create the branch `v1` first.");
 }
 
-TEST(branch_creation_outcome, created_taken_by_another_upload_or_error) {
+TEST(branch_creation_outcome, CreatedTakenByAnotherUploadOrError) {
   auto created = branch_creation_outcome(util::Status{}, "v1");
   ASSERT_TRUE(created);
   EXPECT_TRUE(*created);
@@ -165,13 +165,13 @@ TEST(branch_creation_outcome, created_taken_by_another_upload_or_error) {
   EXPECT_EQ(failed.error().status, 500);
 }
 
-TEST(file_paths, files_only) {
+TEST(file_paths, FilesOnly) {
   std::vector<client::TreeItem> tree = {
       {true, "build", "", 0, {}}, {false, "build/a.py", "1", 1, {}}, {false, "README.md", "2", 1, {}}};
   EXPECT_EQ(file_paths(tree), (std::set<std::string>{"README.md", "build/a.py"}));
 }
 
-TEST(local_ids_of, git_oid_sha256_size_and_sample) {
+TEST(local_ids_of, GitOidSha256SizeAndSample) {
   LocalIds ids = local_ids_of(std::string(600, 'x'));
   EXPECT_EQ(ids.size, 600u);
   EXPECT_EQ(ids.sample.size(), 512u);
@@ -179,7 +179,7 @@ TEST(local_ids_of, git_oid_sha256_size_and_sample) {
   EXPECT_EQ(local_ids_of("").sha256, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
 }
 
-TEST(plan_commit, skips_unchanged_and_ignored_files_sends_lfs_objects_and_deletes_last) {
+TEST(plan_commit, SkipsUnchangedAndIgnoredFilesSendsLfsObjectsAndDeletesLast) {
   BranchPlan plan;
   plan.additions = {{"a.py", "/l/a.py"},       {"big.so", "/l/big.so"},         {"same.py", "/l/same.py"},
                     {"same.so", "/l/same.so"}, {"ignored.py", "/l/ignored.py"}, {"unanswered.py", "/l/u.py"}};
@@ -211,14 +211,14 @@ TEST(plan_commit, skips_unchanged_and_ignored_files_sends_lfs_objects_and_delete
   EXPECT_EQ(commit.lfs_objects[0].local_path, "/l/big.so");
 }
 
-TEST(plan_commit, nothing_new_is_an_empty_commit) {
+TEST(plan_commit, NothingNewIsAnEmptyCommit) {
   BranchPlan plan;
   plan.additions = {{"README.md", "/l/CARD.md"}};
   std::vector<LocalIds> ids = {local_ids_of("card")};
   EXPECT_TRUE(plan_commit(plan, ids, {{"README.md", false, false, ids[0].git_oid}}).empty());
 }
 
-TEST(plan_batches, one_commit_up_to_the_batch_size) {
+TEST(plan_batches, OneCommitUpToTheBatchSize) {
   EXPECT_TRUE(plan_batches(0, false).empty());
   auto one = plan_batches(kCommitBatchSize, false);
   ASSERT_EQ(one.size(), 1u);
@@ -228,7 +228,7 @@ TEST(plan_batches, one_commit_up_to_the_batch_size) {
   EXPECT_FALSE(one[0].open_pull_request);
 }
 
-TEST(plan_batches, several_commits_numbered_and_only_the_first_opens_the_pull_request) {
+TEST(plan_batches, SeveralCommitsNumberedAndOnlyTheFirstOpensThePullRequest) {
   auto batches = plan_batches(5, true, 2);
   ASSERT_EQ(batches.size(), 3u);
   EXPECT_EQ(batches[0].message, "Uploaded using `kernel-builder` (batch 1/3).");
@@ -239,7 +239,7 @@ TEST(plan_batches, several_commits_numbered_and_only_the_first_opens_the_pull_re
   EXPECT_FALSE(batches[1].open_pull_request);
 }
 
-TEST(plan_retry, a_moved_branch_is_planned_again_with_back_off) {
+TEST(plan_retry, AMovedBranchIsPlannedAgainWithBackOff) {
   auto no_jitter = [](int) { return 0; };
   auto first = plan_retry(http_error(412), 1, "v1", no_jitter);
   ASSERT_TRUE(first);
@@ -258,7 +258,7 @@ TEST(plan_retry, a_moved_branch_is_planned_again_with_back_off) {
   EXPECT_EQ(asked, 200);
 }
 
-TEST(plan_retry, other_errors_and_the_last_attempt_give_up) {
+TEST(plan_retry, OtherErrorsAndTheLastAttemptGiveUp) {
   auto no_jitter = [](int) { return 0; };
   EXPECT_FALSE(plan_retry(http_error(409), 1, "v1", no_jitter));
   EXPECT_FALSE(plan_retry(http_error(500), 1, "v1", no_jitter));
@@ -266,7 +266,7 @@ TEST(plan_retry, other_errors_and_the_last_attempt_give_up) {
   EXPECT_FALSE(plan_retry(http_error(412), kMaxCommitAttempts, "v1", no_jitter));
 }
 
-TEST(upload_result, status_and_url) {
+TEST(upload_result, StatusAndUrl) {
   client::RepoRef kernel{"kernel", "org/k"};
   auto unchanged = upload_result(kernel, "v1", false, false, {}, "https://hf.co");
   EXPECT_EQ(unchanged.status, "no_changes");
@@ -289,14 +289,14 @@ BranchPlan version_plan(VersionBranchInput input, std::set<std::string> remote) 
   return plan_version_branch(input);
 }
 
-TEST(upload_version_branch, existing_branch_keeps_other_variants) {
+TEST(upload_version_branch, ExistingBranchKeepsOtherVariants) {
   UploadPlan plan = plan_upload({"org/k", "v1"}, local_files(), variant_dirs());
   auto branch = version_plan(plan.version_branch, {"build/torch-cpu/old.so", "build/torch-cuda/a.so", "README.md"});
   EXPECT_EQ(branch.deletions, (std::vector<std::string>{"build/torch-cpu/old.so"}));
   EXPECT_EQ(branch.additions.size(), 3u);
 }
 
-TEST(upload_version_branch, new_branch_drops_what_it_inherited_from_main) {
+TEST(upload_version_branch, NewBranchDropsWhatItInheritedFromMain) {
   UploadPlan plan = plan_upload({"org/k", "v1"}, local_files(), variant_dirs());
   plan.version_branch.new_branch = true;
   plan.version_branch.fork_files = std::set<std::string>{"build/torch-cuda/a.so", "benchmarks/data.csv", "README.md"};
@@ -304,7 +304,7 @@ TEST(upload_version_branch, new_branch_drops_what_it_inherited_from_main) {
   EXPECT_EQ(branch.deletions, (std::vector<std::string>{"benchmarks/data.csv", "build/torch-cuda/a.so"}));
 }
 
-TEST(upload_version_branch, after_a_412_only_this_uploads_variants_and_inherited_files_go) {
+TEST(upload_version_branch, AfterA412OnlyThisUploadsVariantsAndInheritedFilesGo) {
   // This upload created v1 from main (which had torch-cuda); its commit was refused (412) because
   // another upload committed torch-rocm meanwhile, and another torch-cpu file appeared. Planned
   // again against the new head, the other upload's variant stays.
@@ -319,7 +319,7 @@ TEST(upload_version_branch, after_a_412_only_this_uploads_variants_and_inherited
   EXPECT_EQ(again.deletions, (std::vector<std::string>{"build/torch-cpu/stale.so", "build/torch-cuda/a.so"}));
 }
 
-TEST(upload_version_branch, branch_created_by_another_upload_inherits_nothing_of_this_one) {
+TEST(upload_version_branch, BranchCreatedByAnotherUploadInheritsNothingOfThisOne) {
   // 409 on create: the branch is not this upload's, so nothing there counts as inherited.
   UploadPlan plan = plan_upload({"org/k", "v1"}, local_files(), variant_dirs());
   auto branch = version_plan(plan.version_branch, {"build/torch-rocm/b.so", "benchmarks/data.csv"});

@@ -27,7 +27,7 @@ std::string read_all(XetFileReader& reader, uint64_t offset, uint64_t length) {
   return out;
 }
 
-TEST(XetStore, import_file_then_read_back_any_range) {
+TEST(XetStore, ImportFileThenReadBackAnyRange) {
   util::TempDir dir;
   XetStore store(dir.path());
   // Three xorbs' worth would take long to hash here; 3 MiB spans many chunks and a decode window.
@@ -57,7 +57,7 @@ TEST(XetStore, import_file_then_read_back_any_range) {
   EXPECT_EQ(location->second, 0u);
 }
 
-TEST(XetStore, import_refuses_content_that_is_not_its_sha256) {
+TEST(XetStore, ImportRefusesContentThatIsNotItsSha256) {
   util::TempDir dir;
   XetStore store(dir.path());
   auto path = dir.path() / "content.bin";
@@ -68,7 +68,7 @@ TEST(XetStore, import_refuses_content_that_is_not_its_sha256) {
   EXPECT_FALSE(store.file_for_sha256(util::sha256_hex("other")).has_value());
 }
 
-TEST(XetStore, unknown_and_malformed_names_are_not_found) {
+TEST(XetStore, UnknownAndMalformedNamesAreNotFound) {
   util::TempDir dir;
   XetStore store(dir.path());
   EXPECT_FALSE(store.has_xorb("../../etc/passwd"));

@@ -12,7 +12,7 @@ XetGrant grant(int64_t expires) {
   return XetGrant{XetScope::write, storage::RepoId{"model", "alice", "demo"}, "alice", expires, false};
 }
 
-TEST(XetCredentials, issue_then_verify_gives_back_the_grant) {
+TEST(XetCredentials, IssueThenVerifyGivesBackTheGrant) {
   util::TempDir dir;
   auto credentials = XetCredentials::open(dir.path());
   ASSERT_TRUE(credentials.ok());
@@ -35,7 +35,7 @@ TEST(XetCredentials, issue_then_verify_gives_back_the_grant) {
   EXPECT_EQ(pr->scope, XetScope::write);
 }
 
-TEST(XetCredentials, verify_refuses_expired_altered_and_foreign_tokens) {
+TEST(XetCredentials, VerifyRefusesExpiredAlteredAndForeignTokens) {
   util::TempDir dir, other;
   auto credentials = XetCredentials::open(dir.path());
   auto foreign = XetCredentials::open(other.path());
@@ -52,7 +52,7 @@ TEST(XetCredentials, verify_refuses_expired_altered_and_foreign_tokens) {
   EXPECT_FALSE(credentials->verify("xet2_.", 1000).has_value());
 }
 
-TEST(XetCredentials, the_secret_is_created_once_and_kept_private) {
+TEST(XetCredentials, TheSecretIsCreatedOnceAndKeptPrivate) {
   util::TempDir dir;
   auto first = XetCredentials::open(dir.path());
   auto second = XetCredentials::open(dir.path());
@@ -63,7 +63,7 @@ TEST(XetCredentials, the_secret_is_created_once_and_kept_private) {
             std::filesystem::perms::none);
 }
 
-TEST(XetCredentials, signed_ranges_admit_only_their_ranges) {
+TEST(XetCredentials, SignedRangesAdmitOnlyTheirRanges) {
   util::TempDir dir;
   auto credentials = XetCredentials::open(dir.path());
   ASSERT_TRUE(credentials.ok());
