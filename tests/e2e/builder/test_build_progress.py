@@ -25,6 +25,11 @@ def test_plain_progress_names_a_long_compile(tmp_path, kernel_builder, kb_python
     steps = [m for m in steps if m]
     assert [m.group(1) for m in steps if not m.group(5)][-1] == "done", result.stderr
     long = [m for m in steps if m.group(5)]
+    # The running compiles are looked at once a second: a compile must outlast 10 s by more than
+    # that for its line to be due. On a fast idle machine no source may take that long.
+    slowest = [float(s) for s in re.findall(r"^\s+(\d+\.\d) s  ", result.stderr, re.M)]
+    if not long and max(slowest, default=0) < 12:
+        pytest.skip(f"no compile ran past 12 s here (slowest {max(slowest, default=0)} s)")
     assert long, result.stderr
     assert long[0].group(1) == "compile" and int(long[0].group(7)) >= 10
     assert long[0].group(6) in {"torch-ext/torch_binding.cpp", "addone_cpu/addone_cpu.cpp"}

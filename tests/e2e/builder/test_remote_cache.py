@@ -67,8 +67,8 @@ def test_second_runner_gets_every_compile_from_the_remote_cache(tmp_path, kernel
     first, first_s, first_module = _runner(tmp_path, "runner1", kernel_builder, kb_python, cpu_variant, redis_url, 1)
     second, second_s, second_module = _runner(tmp_path, "runner2", kernel_builder, kb_python, cpu_variant, redis_url, 3)
     note = f"note: {cpu_variant}: "
-    assert note + "0 of 3 compiles from the compiler cache (0 from the remote cache)" in first, first
-    assert note + "3 of 3 compiles from the compiler cache (3 from the remote cache)" in second, second
+    assert note + "0 of 4 compiles from the compiler cache (0 from the remote cache)" in first, first
+    assert note + "4 of 4 compiles from the compiler cache (4 from the remote cache)" in second, second
     assert "the torch header cache is off with --remote-cache" in second
     assert second_module == first_module
     print(f"remote cache: runner 1 {first_s:.1f} s, runner 2 {second_s:.1f} s, hit rate 3/3")
@@ -94,7 +94,7 @@ def test_nvcc_compiles_hit_from_another_directory(tmp_path, kernel_builder, kb_p
     variant = f"torch{major}{minor}-cxx11-cu{release}-x86_64-linux"
     first, _, first_module = _runner(tmp_path, "cuda1", kernel_builder, kb_python, variant, redis_url, 1, "cuda_anon")
     second, _, second_module = _runner(tmp_path, "cuda2", kernel_builder, kb_python, variant, redis_url, 2, "cuda_anon")
-    assert f"note: {variant}: 3 of 3 compiles from the compiler cache (3 from the remote cache)" in second, second
+    assert f"note: {variant}: 4 of 4 compiles from the compiler cache (4 from the remote cache)" in second, second
     assert second_module == first_module
 
 
