@@ -2,7 +2,6 @@
 #include "builder/torch_pch.h"
 
 #include <fcntl.h>
-#include <sched.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/file.h>
@@ -348,58 +347,48 @@ std::string fill_script(const std::vector<std::string>& argv, const fs::path& te
   std::vector<std::string> words;
   for (const auto& arg : argv) words.push_back(shell_word(arg));
   std::string log = shell_word((temporary / "precompile.log").string());
+  // The idle scheduling class (chrt -i, util-linux) where there is one, else the lowest priority:
+  // the precompile takes only the cores the build leaves idle. Hang-ups and Ctrl-C are ignored.
   return "#!/bin/sh\n"
-         "# kernel-builder: one torch header cache entry, built in the background (src/builder/torch_pch.h).\n" +
-         util::join(words, " ") + " >" + log + " 2>&1 && mv -T " + shell_word(temporary.string()) + " " +
+         "# kernel-builder: one torch header cache entry, built in the background (src/builder/torch_pch.h).\n"
+         "trap '' HUP INT\n"
+         "idle() { if command -v chrt >/dev/null 2>&1 && chrt -i 0 true 2>/dev/null; then chrt -i 0 nice -n 19 \"$@\"; "
+         "else nice -n 19 \"$@\"; fi; }\n"
+         "idle " + util::join(words, " ") + " >" + log + " 2>&1 && mv -T " + shell_word(temporary.string()) + " " +
          shell_word(entry.string()) + " && exit 0\n"
          "mv -f " + log + " " + shell_word(failed_log.string()) + " 2>/dev/null\n"
          "rm -rf " + shell_word(temporary.string()) + "\n";
 }
 
-// Starts /bin/sh on `script` detached from this build: in a session of its own (Ctrl-C and the
-// build's end leave it running), with the idle scheduling class where the kernel grants it (it
-// runs only on cores nothing else wants, else at the lowest nice level), holding `lock_fd` (as
-// descriptor 3) until it exits. Returns whether it started.
+// Starts /bin/sh on `script` beside this build, holding `lock_fd` (as descriptor 3) until it
+// exits, in a process group of its own (Ctrl-C and the build's end leave it running) but in the
+// build's session: Linux shares the CPU fairly between sessions (autogroups), so a session of its
+// own would take half of the cores from the build, whatever its priority. Returns whether it started.
 bool spawn_detached(const fs::path& script, int lock_fd) {
-  auto spawn = [&](bool idle) {
-    posix_spawn_file_actions_t actions;
-    posix_spawnattr_t attributes;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawnattr_init(&attributes);
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_adddup2(&actions, 1, 2);
-    posix_spawn_file_actions_adddup2(&actions, lock_fd, 3);  // the lock, without close-on-exec
-    short flags = POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF;
-    sigset_t none, all;
-    sigemptyset(&none);
-    sigfillset(&all);
-    posix_spawnattr_setsigmask(&attributes, &none);
-    posix_spawnattr_setsigdefault(&attributes, &all);
-#ifdef SCHED_IDLE
-    if (idle) {
-      flags |= POSIX_SPAWN_SETSCHEDULER;
-      struct sched_param priority {};
-      posix_spawnattr_setschedpolicy(&attributes, SCHED_IDLE);
-      posix_spawnattr_setschedparam(&attributes, &priority);
-    }
-#endif
-    posix_spawnattr_setflags(&attributes, flags);
-    std::string sh = "/bin/sh";
-    std::string path = script.string();
-    std::string nice_script = "exec nice -n 19 /bin/sh " + shell_word(path);
-    std::string dash_c = "-c";
-    std::vector<char*> argv = idle ? std::vector<char*>{sh.data(), path.data(), nullptr}
-                                   : std::vector<char*>{sh.data(), dash_c.data(), nice_script.data(), nullptr};
-    pid_t pid = 0;
-    int spawned = ::posix_spawn(&pid, sh.c_str(), &actions, &attributes, argv.data(), ::environ);
-    posix_spawn_file_actions_destroy(&actions);
-    posix_spawnattr_destroy(&attributes);
-    return spawned == 0;
-  };
-  // The child is not waited for: it is reaped by init once this process has exited, and a zombie
-  // left meanwhile is harmless.
-  return spawn(true) || spawn(false);
+  posix_spawn_file_actions_t actions;
+  posix_spawnattr_t attributes;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawnattr_init(&attributes);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_adddup2(&actions, 1, 2);
+  posix_spawn_file_actions_adddup2(&actions, lock_fd, 3);  // the lock, without close-on-exec
+  sigset_t none, all;
+  sigemptyset(&none);
+  sigfillset(&all);
+  posix_spawnattr_setsigmask(&attributes, &none);
+  posix_spawnattr_setsigdefault(&attributes, &all);
+  posix_spawnattr_setpgroup(&attributes, 0);
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+  std::string sh = "/bin/sh";
+  std::string path = script.string();
+  std::vector<char*> argv = {sh.data(), path.data(), nullptr};
+  pid_t pid = 0;
+  int spawned = ::posix_spawn(&pid, sh.c_str(), &actions, &attributes, argv.data(), ::environ);
+  posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attributes);
+  // The child is not waited for: init reaps it once this process has exited.
+  return spawned == 0;
 }
 
 // Starts building the cache entry `entry` (named `key` under `root`) with the precompile arguments
