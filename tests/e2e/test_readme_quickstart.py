@@ -31,8 +31,8 @@ def test_the_quickstart_is_one_bash_block_that_ends_in_a_load():
     assert "get_kernel(" in commands.strip().splitlines()[-1]
 
 
-def run_quickstart(bin_dirs, tmp_path: Path, base_env=None) -> str:
-    """Runs the quickstart block with `bin_dirs` first on PATH in `tmp_path`; returns its stdout."""
+def run_quickstart(bin_dirs, tmp_path: Path, base_env=None) -> None:
+    """Runs the quickstart block with `bin_dirs` first on PATH in `tmp_path` and checks what it prints."""
     commands = readme_block("Quickstart")
     base = dict(os.environ if base_env is None else base_env)
     env = dict(base, PATH=os.pathsep.join([*map(str, bin_dirs), base.get("PATH", os.defpath)]), HOME=str(tmp_path),
@@ -58,7 +58,6 @@ def run_quickstart(bin_dirs, tmp_path: Path, base_env=None) -> str:
     printed = out.read_text()
     assert printed.strip().splitlines()[-1] == "tensor([1., 1., 1.])", (printed, err.read_text())
     assert "prints `tensor([1., 1., 1.])`" in (REPO_ROOT / "README.md").read_text()
-    return printed
 
 
 @pytest.mark.slow

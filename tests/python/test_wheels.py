@@ -160,7 +160,8 @@ def test_quickstart_from_the_wheels(fresh_venv):
     work.mkdir()
     started = time.monotonic()
     run_quickstart([venv / "bin"], work, fresh_venv["env"])
-    # The programs and the module that ran are the wheels' (the PATH above has nothing else first).
+    # The programs and `python` come from the fresh environment: its env's PATH is that
+    # environment's bin folder and the system's, nothing of the build tree (fresh_venv).
     assert (work / "my-kernel" / "build").is_dir()
     print(f"quickstart from the wheels: {time.monotonic() - started:.1f} s "
           f"(after a {fresh_venv['install_seconds']:.1f} s install)")
