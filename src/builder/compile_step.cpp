@@ -60,7 +60,8 @@ Result<CompileFacts> gather_compile_facts(const BuildSettings& s, const PlannedV
   }
   if (s.header_cache && !v.stable_abi && !tvm_ffi) facts.torch_header_sources = torch_header_sources(s.project, sources, dirs);
   std::string macro = tvm_ffi ? "TVM_FFI_EXTENSION_NAME" : "TORCH_EXTENSION_NAME";
-  bool unit_possible = !tvm_ffi && !v.stable_abi && (v.backend == Backend::cpu || v.backend == Backend::cuda);
+  bool unit_possible = !tvm_ffi && !v.stable_abi &&
+                       (v.backend == Backend::cpu || v.backend == Backend::cuda || v.backend == Backend::metal);
   auto ops_id = plan_ops_id_use(scan_ops_id_sources(s.project, sources, dirs, macro, !tvm_ffi), unit_possible);
   facts.ops_id_sources = std::move(ops_id.sources);
   facts.ops_id_unit = ops_id.unit;
@@ -138,32 +139,26 @@ std::function<void()> running_reporter(const BuildSettings& s, const PlannedVari
   };
 }
 
-// The torch header cache: links (or first builds) the precompiled torch headers. While a new entry
-// is precompiled (one process), the sources that do not use it (.cu files, light C++ sources)
-// compile on the other cores; a failure among them ends the build after it. Adds ccache's
-// sloppiness to `env` when the cache is used.
+// The torch header cache: links its entry, or starts building a missing one in the background
+// (torch_pch.h), while this build compiles without it. Adds ccache's sloppiness to `env` when the
+// cache is used.
 util::Status prepare_header_cache(const BuildSettings& s, const PlannedVariant& v, const CompilePlan& plan,
-                                  const fs::path& log_path,
-                                  std::map<std::string, std::string>& env, const std::function<void()>& start_compile) {
+                                  std::map<std::string, std::string>& env, const fs::path& log_path) {
   const Toolchain& t = *v.toolchain;
   std::optional<std::string> launcher;
   if (plan.ccache) launcher = plan.ccache->string();
   ProjectSpecifics specifics{plan.pch_header, s.project, codegen::kKernelModuleTarget, launcher};
   TorchInstall torch{t.torch_version, t.include_dirs.empty() ? fs::path() : fs::path(t.include_dirs[0])};
-  bool failed_meanwhile = false;
-  auto meanwhile = [&](const std::vector<std::string>& outputs) {
-    if (plan.jobs.jobs < 2) return;
-    start_compile();
-    auto run = run_logged(s, v.name, ninja_command(plan, plan.jobs.jobs - 1, outputs), log_path, env,
-                          running_reporter(s, v, plan));
-    failed_meanwhile = run && !run->success();
-  };
-  auto on_create = [&] {
-    if (s.reporter) s.reporter->note(v.name + ": precompiling the torch headers into the header cache (once per toolchain and flags)");
-  };
-  auto pch = prepare_torch_pch(plan.cmake_dir, specifics, torch, log_path, on_create, meanwhile);
+  auto pch = prepare_torch_pch(plan.cmake_dir, specifics, torch, static_cast<size_t>(plan.jobs.jobs));
   if (!pch) return std::move(pch).error();
-  if (failed_meanwhile) return build_failure(v.name, "compilation failed", log_path);
+  if (pch->filling) {
+    append_log(log_path, "torch header cache: no entry " + pch->key + " yet; compiling without it while it is "
+                         "precompiled in the background (" + header_cache_dir().string() + ")");
+    if (s.reporter) {
+      s.reporter->note(v.name + ": precompiling the torch headers into the header cache in the background, for the "
+                       "next builds (once per toolchain and flags); this one compiles without them");
+    }
+  }
   if (pch->note && s.reporter) s.reporter->note(v.name + ": " + *pch->note);
   if (pch->used && plan.ccache) env["CCACHE_SLOPPINESS"] = ccache_sloppiness(configured_ccache_sloppiness(*plan.ccache));
   return {};
@@ -191,7 +186,7 @@ util::Status run_compile(const BuildSettings& s, const PlannedVariant& v, const 
   if (plan.remote_cache) fs::remove(plan.stats_log, ignored);
   std::map<std::string, std::string> env = plan.compile_env;
   auto ninja_log_before = read_ninja_log(plan);
-  if (plan.header_cache) KB_TRY(prepare_header_cache(s, v, plan, log_path, env, start_compile));
+  if (plan.header_cache) KB_TRY(prepare_header_cache(s, v, plan, env, log_path));
   start_compile();
   auto run = run_logged(s, v.name, ninja_command(plan, plan.jobs.jobs), log_path, env, running_reporter(s, v, plan));
   if (!run) return std::move(run).error();

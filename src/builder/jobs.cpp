@@ -85,7 +85,7 @@ bool nvcc_threads_in_env() {
 
 int auto_nvcc_threads(int cores, int cuda_sources, int architectures) {
   if (cores < 4 || cuda_sources < 1 || architectures < 2) return 1;
-  return std::clamp(cores / (2 * cuda_sources), 1, architectures);
+  return std::clamp(cores / 4, 1, architectures);
 }
 
 }  // namespace kb::builder

@@ -35,9 +35,12 @@ int nvcc_threads_from_env();
 bool nvcc_threads_in_env();
 
 // nvcc's --threads when NVCC_THREADS is not set: nvcc compiles a source's architectures one after
-// the other unless given threads, so with cores to spare the architectures of each CUDA source
-// compile in parallel. Half of the variant's cores go to those threads (the other half to other
-// sources), at most one thread per architecture; 1 when fewer than 4 cores.
+// the other unless given threads. A build is bounded by its slowest source far more often than by
+// its number of sources (one heavy templated source among light ones), so every CUDA source gets
+// a quarter of the cores as threads, at most one per architecture, however many sources there
+// are: the job count is divided by the threads (plan_compile_jobs), so the cores are not
+// oversubscribed, and the long pole compiles its architectures in parallel. 1 when fewer than 4
+// cores.
 int auto_nvcc_threads(int cores, int cuda_sources, int architectures);
 
 }  // namespace kb::builder

@@ -38,7 +38,7 @@ struct OpsIdUse {
 };
 
 // The decision (pure), from the scans of every compiled source. `unit_possible`: a [torch]
-// project's CPU or CUDA variant that does not target the stable ABI.
+// project's CPU, CUDA or Metal variant that does not target the stable ABI.
 OpsIdUse plan_ops_id_use(const std::vector<std::pair<std::string, OpsIdScan>>& scans, bool unit_possible);
 
 struct IncludeDirective {

@@ -2,6 +2,8 @@
 #include "builder/torch_pch.h"
 
 #include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
 #include <sys/file.h>
 #include <unistd.h>
 
@@ -9,7 +11,6 @@
 #include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <thread>
 
 #include "builder/user_cache.h"
 #include "codegen/ops_py.h"
@@ -18,6 +19,8 @@
 #include "util/prelude.h"
 #include "util/process.h"
 #include "util/strings.h"
+
+extern char** environ;
 
 namespace kb::builder {
 
@@ -28,6 +31,8 @@ constexpr size_t kMaxEntries = 4;
 // How deep quoted includes are followed when walking a source's leading includes.
 constexpr int kMaxIncludeDepth = 4;
 constexpr const char* kHeaderName = "torch_pch.h";
+// The in-tree header while no cache entry is linked.
+constexpr const char* kUnusedHeaderText = "// kernel-builder's torch header cache is not used.\n";
 
 // Holds an exclusive flock on a file for its lifetime: the kernel drops it when the process
 // dies, so a killed build never leaves the cache locked. (The loader's FileLock lives in a stage
@@ -328,13 +333,69 @@ fs::path header_cache_dir() { return user_cache_dir() / "torch-pch"; }
 
 namespace {
 
-// Builds the cache entry `entry` (named `key` under `root`) with the precompile arguments `args`,
-// in a temporary directory renamed into place. The sources of `other_commands` compile beside the
-// precompile (`meanwhile`). Returns why the cache cannot be used, if it cannot.
-std::optional<std::string> create_entry(const fs::path& root, const std::string& key, const fs::path& entry,
-                                        const std::vector<std::string>& args,
-                                        const std::vector<std::string>& other_commands, const fs::path& log_path,
-                                        const std::function<void(const std::vector<std::string>&)>& meanwhile) {
+// A word for /bin/sh, single-quoted.
+std::string shell_word(const std::string& word) {
+  std::string out = "'";
+  for (char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+// The script that builds one entry in `temporary` and renames it to `entry`: the compiler's output
+// goes to precompile.log inside it, and a failed precompile leaves only <key>.failed.log.
+std::string fill_script(const std::vector<std::string>& argv, const fs::path& temporary, const fs::path& entry,
+                        const fs::path& failed_log) {
+  std::vector<std::string> words;
+  for (const auto& arg : argv) words.push_back(shell_word(arg));
+  std::string log = shell_word((temporary / "precompile.log").string());
+  // The idle scheduling class (chrt -i, util-linux) where there is one, else the lowest priority:
+  // the precompile takes only the cores the build leaves idle. Hang-ups and Ctrl-C are ignored.
+  return "#!/bin/sh\n"
+         "# kernel-builder: one torch header cache entry, built in the background (src/builder/torch_pch.h).\n"
+         "trap '' HUP INT\n"
+         "idle() { if command -v chrt >/dev/null 2>&1 && chrt -i 0 true 2>/dev/null; then chrt -i 0 nice -n 19 \"$@\"; "
+         "else nice -n 19 \"$@\"; fi; }\n"
+         "idle " + util::join(words, " ") + " >" + log + " 2>&1 && mv -T " + shell_word(temporary.string()) + " " +
+         shell_word(entry.string()) + " && exit 0\n"
+         "mv -f " + log + " " + shell_word(failed_log.string()) + " 2>/dev/null\n"
+         "rm -rf " + shell_word(temporary.string()) + "\n";
+}
+
+// Starts /bin/sh on `script` beside this build, holding `lock_fd` (as descriptor 3) until it
+// exits, in a process group of its own (Ctrl-C and the build's end leave it running) but in the
+// build's session: Linux shares the CPU fairly between sessions (autogroups), so a session of its
+// own would take half of the cores from the build, whatever its priority. Returns whether it started.
+bool spawn_detached(const fs::path& script, int lock_fd) {
+  posix_spawn_file_actions_t actions;
+  posix_spawnattr_t attributes;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawnattr_init(&attributes);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_adddup2(&actions, 1, 2);
+  posix_spawn_file_actions_adddup2(&actions, lock_fd, 3);  // the lock, without close-on-exec
+  sigset_t none, all;
+  sigemptyset(&none);
+  sigfillset(&all);
+  posix_spawnattr_setsigmask(&attributes, &none);
+  posix_spawnattr_setsigdefault(&attributes, &all);
+  posix_spawnattr_setpgroup(&attributes, 0);
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+  std::string sh = "/bin/sh";
+  std::string path = script.string();
+  std::vector<char*> argv = {sh.data(), path.data(), nullptr};
+  pid_t pid = 0;
+  int spawned = ::posix_spawn(&pid, sh.c_str(), &actions, &attributes, argv.data(), ::environ);
+  posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attributes);
+  // The child is not waited for: init reaps it once this process has exited.
+  return spawned == 0;
+}
+
+// Starts building the cache entry `entry` (named `key` under `root`) with the precompile arguments
+// `args` in the background (spawn_detached), holding the entry's lock `lock_fd`. Returns why it
+// could not start, if it could not.
+std::optional<std::string> start_fill(const fs::path& root, const std::string& key, const fs::path& entry,
+                                      const std::vector<std::string>& args, int lock_fd) {
   std::error_code ec;
   fs::path temporary = root / (key + ".tmp-" + std::to_string(::getpid()));
   fs::remove_all(temporary, ec);
@@ -346,56 +407,27 @@ std::optional<std::string> create_entry(const fs::path& root, const std::string&
   argv.push_back((temporary / kHeaderName).string());
   argv.push_back("-o");
   argv.push_back((temporary / (std::string(kHeaderName) + ".gch")).string());
-  {
-    std::ofstream log(log_path, std::ios::app | std::ios::binary);
-    log << "$ " << util::join(argv, " ") << "\n";
-  }
-  util::ProcessOptions options;
-  options.merge_stderr = true;
-  // The objects of the other sources: the word after -o (the compile_commands.json that
-  // CMake 3.25's Ninja generator writes has no "output" field).
-  std::vector<std::string> other_outputs;
-  for (const auto& command : other_commands) {
-    if (!meanwhile) break;
-    auto words = split_command(command);
-    if (!words) continue;
-    auto o = std::find(words->begin(), words->end(), "-o");
-    if (o != words->end() && o + 1 != words->end()) other_outputs.push_back(*(o + 1));
-  }
-  std::optional<Result<util::ProcessResult>> precompiled;
-  if (!other_outputs.empty()) {
-    // The precompile is one compiler process: the sources that do not use the entry compile
-    // beside it instead of after it.
-    std::thread precompile([&] { precompiled = util::run_process(argv, options); });
-    meanwhile(other_outputs);
-    precompile.join();
-  } else {
-    precompiled = util::run_process(argv, options);
-  }
-  auto& run = *precompiled;
-  {
-    std::ofstream log(log_path, std::ios::app | std::ios::binary);
-    if (run) log << run->stdout_text;
-  }
-  if (!run || !run->success()) {
-    fs::remove_all(temporary, ec);
-    return std::string("the header cache is not used: precompiling <torch/torch.h> failed (see " + log_path.string() + ")");
-  }
   if (!util::write_file_atomic(temporary / "command", util::join(argv, "\n") + "\n")) return cannot_write;
-  fs::rename(temporary, entry, ec);
-  if (ec) {
+  if (!util::write_file_atomic(temporary / "last-used", key + "\n")) return cannot_write;
+  fs::path script = temporary / "fill.sh";
+  if (!util::write_file_atomic(script, fill_script(argv, temporary, entry, root / (key + ".failed.log")))) return cannot_write;
+  if (!spawn_detached(script, lock_fd)) {
     fs::remove_all(temporary, ec);
-    return "the header cache is not used: cannot create " + entry.string();
+    return "the header cache is not used: cannot start /bin/sh to precompile <torch/torch.h>";
   }
   return std::nullopt;
+}
+
+// Whether the sources of `cmake_dir` were compiled before (Ninja's log has entries).
+bool compiled_before(const fs::path& cmake_dir) {
+  std::error_code ec;
+  return fs::file_size(cmake_dir / ".ninja_log", ec) > 0 && !ec;
 }
 
 }  // namespace
 
 Result<PreparedPch> prepare_torch_pch(const fs::path& cmake_dir, const ProjectSpecifics& specifics,
-                                      const TorchInstall& torch, const fs::path& log_path,
-                                      const std::function<void()>& on_create,
-                                      const std::function<void(const std::vector<std::string>&)>& meanwhile) {
+                                      const TorchInstall& torch, size_t switch_limit) {
   PreparedPch out;
   std::error_code ec;
   fs::create_directories(specifics.pch_header.parent_path(), ec);
@@ -403,7 +435,7 @@ Result<PreparedPch> prepare_torch_pch(const fs::path& cmake_dir, const ProjectSp
   // Until a cache entry is linked, the in-tree header is empty: sources compile as without it.
   auto unused = [&](std::optional<std::string> note) -> Result<PreparedPch> {
     fs::remove(in_tree_gch, ec);
-    KB_TRY(write_if_changed(specifics.pch_header, "// kernel-builder's torch header cache is not used.\n"));
+    KB_TRY(write_if_changed(specifics.pch_header, kUnusedHeaderText));
     out.note = std::move(note);
     return out;
   };
@@ -413,19 +445,23 @@ Result<PreparedPch> prepare_torch_pch(const fs::path& cmake_dir, const ProjectSp
   nlohmann::json commands = nlohmann::json::parse(*text, nullptr, false);
   if (!commands.is_array()) return unused("the header cache is not used: compile_commands.json is unreadable");
   std::optional<std::vector<std::string>> tu;
-  std::vector<std::string> other_commands;  // of the sources that do not use it
+  size_t users = 0;
   for (const auto& entry : commands) {
     std::string command = entry.value("command", "");
-    if (command.find(specifics.pch_header.string()) == std::string::npos) {
-      other_commands.push_back(std::move(command));
-      continue;
-    }
+    if (command.find(specifics.pch_header.string()) == std::string::npos) continue;
+    ++users;
     if (tu) continue;
     auto words = split_command(command);
     if (!words) return unused("the header cache is not used: " + words.error().message);
     tu = std::move(*words);
   }
   if (!tu) return unused(std::nullopt);  // no source uses it (or the compiler is not GCC)
+  // Objects compiled without the cache stay valid: switching to it recompiles every source that
+  // uses it, worth it only when they all fit in one wave of compile jobs.
+  auto current = util::read_file(specifics.pch_header);
+  if (current && *current == kUnusedHeaderText && compiled_before(cmake_dir) && users > switch_limit) {
+    return unused(std::nullopt);
+  }
   auto args = pch_compile_args(*tu, specifics);
   if (!args) return unused("the header cache is not used: " + args.error().message);
 
@@ -438,14 +474,30 @@ Result<PreparedPch> prepare_torch_pch(const fs::path& cmake_dir, const ProjectSp
   if (ec) return unused("the header cache is not used: cannot create " + root.string() + ": " + ec.message());
   fs::path entry = root / out.key;
   fs::path gch = entry / (std::string(kHeaderName) + ".gch");
+  if (!fs::exists(gch, ec)) {
+    // No entry yet: this build compiles without it (parsing torch's headers in every source costs
+    // less than precompiling them first), and the entry is built beside it, on idle cores, for
+    // the builds after it. A build that finds the entry being built does the same.
+    fs::path lock_path = root / (out.key + ".lock");
+    int fd = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) return unused("the header cache is not used: cannot lock " + root.string());
+    if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+      ::close(fd);
+      return unused(std::string("the torch header cache entry for this toolchain and flags is being built by "
+                                "another build; this one compiles without it"));
+    }
+    std::optional<std::string> failure;
+    if (!fs::exists(gch, ec)) failure = start_fill(root, out.key, entry, *args, fd);
+    bool started = !failure && !fs::exists(gch, ec);
+    ::close(fd);  // the background precompile holds its own copy of the lock
+    if (failure) return unused(*failure);
+    if (started) {
+      out.filling = true;
+      return unused(std::nullopt);
+    }
+  }
   {
     ExclusiveLock lock(root / (out.key + ".lock"));
-    if (!lock.held()) return unused("the header cache is not used: cannot lock " + root.string());
-    if (!fs::exists(gch, ec)) {
-      if (on_create) on_create();
-      if (auto failure = create_entry(root, out.key, entry, *args, other_commands, log_path, meanwhile)) return unused(*failure);
-      out.created = true;
-    }
     std::ofstream(entry / "last-used", std::ios::trunc) << out.key << "\n";
     prune(root, out.key);
   }

@@ -29,7 +29,10 @@
 // TORCH_EXTENSION_NAME, the target's export define, the project's file-prefix map), the compiler
 // binary (path, size, mtime, version) and the torch installation (version, path, mtime of
 // version.h). Entries are created atomically (built in a temporary directory under an flock,
-// then renamed) and the least recently used ones beyond kMaxEntries are removed.
+// then renamed) and the least recently used ones beyond kMaxEntries are removed. A first build
+// never waits for its entry (prepare_torch_pch): precompiling <torch/torch.h> takes as long as
+// compiling one source without it, so on the critical path it would make the first build slower
+// than one without the cache; built beside it on idle cores, it speeds up every later build.
 //
 // ccache: a precompiled header needs `sloppiness = pch_defines,time_macros`; the builder adds
 // them to CCACHE_SLOPPINESS for the compile step (ccache_sloppiness()).
@@ -96,22 +99,22 @@ struct TorchInstall {
 
 struct PreparedPch {
   bool used = false;        // some source compiles with it and the cache entry is linked
-  bool created = false;     // the entry was built in this run
+  bool filling = false;     // no entry yet: this build started building it in the background
   std::string key;
   std::optional<std::string> note;  // why the cache is not used, when it could have been
 };
 
-// Called after CMake configured `cmake_dir`: finds the sources that include `specifics.pch_header`,
-// builds or reuses the cache entry for their command, and links it beside the in-tree header
-// (which it writes, keeping its modification time when the text is unchanged). `on_create` is
-// called before an entry is built (that takes as long as compiling one source without it).
-// `meanwhile` is called, on this thread, while an entry is built, with the outputs (as in
-// compile_commands.json, relative to `cmake_dir`) of the sources that do not use the cache, if
-// there are any: the caller compiles them beside the one precompile process.
+// Called after CMake configured `cmake_dir`: finds the sources that include `specifics.pch_header`
+// and links the cache entry for their command beside the in-tree header (which it writes, keeping
+// its modification time when the text is unchanged). When there is no entry yet, the build does
+// not wait for one: the in-tree header stays empty, so the sources compile without the cache, and
+// the entry is precompiled by a detached process of the idle scheduling class (it takes the cores
+// the compiles leave idle, and goes on after the build) under the entry's lock; a build that finds
+// the lock held compiles without the cache too. A build directory whose sources were compiled
+// without the cache switches to it only when at most `switch_limit` sources use it (they all
+// recompile then); otherwise it keeps compiling without it until it is built clean.
 util::Result<PreparedPch> prepare_torch_pch(const std::filesystem::path& cmake_dir, const ProjectSpecifics& specifics,
-                                            const TorchInstall& torch, const std::filesystem::path& log_path,
-                                            const std::function<void()>& on_create = {},
-                                            const std::function<void(const std::vector<std::string>&)>& meanwhile = {});
+                                            const TorchInstall& torch, size_t switch_limit);
 
 // CCACHE_SLOPPINESS for compiling with a precompiled header: `current` (the configured value)
 // plus pch_defines and time_macros.

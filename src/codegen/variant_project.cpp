@@ -280,8 +280,11 @@ std::vector<std::string> backend_definitions(const VariantProjectInput& input) {
     case Backend::rocm: definitions = {"USE_ROCM=1", "ROCM_KERNEL"}; break;
     case Backend::xpu: definitions = {"XPU_KERNEL", "USE_XPU"}; break;
     case Backend::metal:
-      definitions = {"METAL_KERNEL", "EMBEDDED_METALLIB_HEADER=\"" + input.ops_id + "_metallib.h\"",
-                     "EMBEDDED_METALLIB_NAMESPACE=" + input.ops_id + "_metal"};
+      // Named after the kernel, not the ops id: a definition that changes with every commit would
+      // recompile every source (docs/build-engine.md). The header lives in the variant's build
+      // directory; the namespace keeps kernels loaded side by side apart.
+      definitions = {"METAL_KERNEL", "EMBEDDED_METALLIB_HEADER=\"kb_metallib.h\"",
+                     "EMBEDDED_METALLIB_NAMESPACE=" + input.config->general.python_name() + "_metal"};
       break;
     default: definitions = {"CPU_KERNEL"}; break;
   }
@@ -459,7 +462,8 @@ util::Result<GeneratedFiles> generate_variant_project(const VariantProjectInput&
   if (input.backend == Backend::metal) {
     auto metal =
         render_project_template("variant/metal.cmake.in",
-                                templating::string_context({{"ops_id", input.ops_id}, {"target", target_of(input)}}));
+                                templating::string_context({{"namespace", cfg.general.python_name() + "_metal"},
+                                                            {"target", target_of(input)}}));
     if (!metal) return std::move(metal).error();
     files["CMakeLists.txt"] += *metal;
     KB_TRY(add_project_template(files, "embed_metallib.cmake", "variant/embed_metallib.cmake"));

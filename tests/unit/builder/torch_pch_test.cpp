@@ -2,6 +2,8 @@
 // entry (what is specific to a project is dropped, everything else kept), and ccache settings.
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -196,44 +198,111 @@ TEST(variant_project, ForceIncludesTheHeaderCacheOnlyWithoutPerSourceOptions) {
   EXPECT_NE(block.find("COMPILE_OPTIONS -include \"${KB_TORCH_PCH}\" -Winvalid-pch -fpch-preprocess"), std::string::npos);
 }
 
-TEST(prepare_torch_pch, CompilesTheOtherSourcesWhileTheEntryIsBuilt) {
-  fs::path dir = fs::temp_directory_path() / ("kb-pch-meanwhile-" + std::to_string(::getpid()));
+namespace {
+
+// Waits (at most 20 s) until nothing holds the lock files of the header cache under `root`.
+void wait_for_fills(const fs::path& root) {
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(root, ec)) {
+    if (entry.path().extension() != ".lock") continue;
+    int fd = ::open(entry.path().c_str(), O_RDWR | O_CLOEXEC);
+    ASSERT_GE(fd, 0);
+    int held = -1;
+    for (int i = 0; i < 200 && held != 0; ++i) {
+      held = ::flock(fd, LOCK_EX | LOCK_NB);
+      if (held != 0) ::usleep(100 * 1000);
+    }
+    ::close(fd);
+    ASSERT_EQ(held, 0) << "the background precompile still holds " << entry.path();
+  }
+}
+
+}  // namespace
+
+// A missing entry is not waited for: the build compiles without it (empty in-tree header, no .gch
+// link) while a detached process builds it; the next build links it.
+TEST(prepare_torch_pch, BuildsAMissingEntryInTheBackground) {
+  fs::path dir = fs::temp_directory_path() / ("kb-pch-fill-" + std::to_string(::getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir / "cmake-build");
   ::setenv("XDG_CACHE_HOME", (dir / "cache").c_str(), 1);
-  // A compiler whose precompile finishes only once the other sources were started: it would hang
-  // (and fail after 20 s) if they were compiled after it instead of beside it.
+  // A compiler whose precompile waits for `go`: prepare_torch_pch must return before it finishes.
+  fs::path go = dir / "go";
   fs::path compiler = dir / "cc";
   ASSERT_TRUE(kb::util::write_file_atomic(compiler, "#!/bin/sh\n"
                                              "if [ \"$1\" = -dumpfullversion ]; then echo 12.2.0; exit 0; fi\n"
-                                             "for i in $(seq 200); do [ -f '" + (dir / "go").string() + "' ] && break; sleep 0.1; done\n"
-                                             "[ -f '" + (dir / "go").string() + "' ] || exit 3\n"
+                                             "for i in $(seq 200); do [ -f '" + go.string() + "' ] && break; sleep 0.1; done\n"
+                                             "[ -f '" + go.string() + "' ] || exit 3\n"
                                              "while [ $# -gt 1 ]; do [ \"$1\" = -o ] && echo gch > \"$2\"; shift; done\n"));
   fs::permissions(compiler, fs::perms::owner_all);
   fs::path header = dir / "work" / "torch_pch.h";
   std::string cc = compiler.string();
   ASSERT_TRUE(kb::util::write_file_atomic(dir / "cmake-build" / "compile_commands.json",
                                    "[{\"command\": \"" + cc + " -O2 -include " + header.string() + " -o CMakeFiles/a.o -c a.cpp\"},"
+                                   " {\"command\": \"" + cc + " -O2 -include " + header.string() + " -o CMakeFiles/c.o -c c.cpp\"},"
                                    " {\"command\": \"" + cc + " -O2 -o CMakeFiles/b.cu.o -c b.cu\"}]"));
   ProjectSpecifics specifics{header, dir, "t", std::nullopt};
-  std::vector<std::string> compiled;
-  auto meanwhile = [&](const std::vector<std::string>& outputs) {
-    compiled = outputs;
-    ASSERT_TRUE(kb::util::write_file_atomic(dir / "go", ""));
-  };
-  auto first = prepare_torch_pch(dir / "cmake-build", specifics, {"2.11.0", dir}, dir / "log", {}, meanwhile);
+  auto first = prepare_torch_pch(dir / "cmake-build", specifics, {"2.11.0", dir}, 2);
   ASSERT_TRUE(first) << first.error().message;
-  EXPECT_TRUE(first->used);
-  EXPECT_TRUE(first->created);
-  EXPECT_EQ(compiled, std::vector<std::string>{"CMakeFiles/b.cu.o"});
-  EXPECT_TRUE(fs::exists(header.string() + ".gch"));
+  EXPECT_FALSE(first->used);
+  EXPECT_TRUE(first->filling);
+  EXPECT_FALSE(fs::exists(header.string() + ".gch"));
+  EXPECT_EQ(*kb::util::read_file(header), "// kernel-builder's torch header cache is not used.\n");
+  fs::path root = dir / "cache" / "kernel-builder" / "torch-pch";
+  EXPECT_FALSE(fs::exists(root / first->key));
 
-  // With the entry in the cache nothing is precompiled, so nothing is compiled beside it.
-  compiled.clear();
-  auto second = prepare_torch_pch(dir / "cmake-build", specifics, {"2.11.0", dir}, dir / "log", {}, meanwhile);
+  // While it is being built, another build does not wait for it either, nor start a second one.
+  auto meanwhile = prepare_torch_pch(dir / "cmake-build", specifics, {"2.11.0", dir}, 2);
+  ASSERT_TRUE(meanwhile);
+  EXPECT_FALSE(meanwhile->used);
+  EXPECT_FALSE(meanwhile->filling);
+  ASSERT_TRUE(meanwhile->note);
+  EXPECT_NE(meanwhile->note->find("being built by another build"), std::string::npos);
+
+  ASSERT_TRUE(kb::util::write_file_atomic(go, ""));
+  wait_for_fills(root);
+  EXPECT_TRUE(fs::exists(root / first->key / "torch_pch.h.gch"));
+  EXPECT_TRUE(fs::exists(root / first->key / "command"));
+
+  // A build directory compiled without the cache switches to it when its users fit in one wave.
+  ASSERT_TRUE(kb::util::write_file_atomic(dir / "cmake-build" / ".ninja_log", "# ninja log v5\n1\t2\t0\ta.o\t0\n"));
+  auto kept = prepare_torch_pch(dir / "cmake-build", specifics, {"2.11.0", dir}, 1);
+  ASSERT_TRUE(kept);
+  EXPECT_FALSE(kept->used);
+  EXPECT_FALSE(kept->filling);
+  auto second = prepare_torch_pch(dir / "cmake-build", specifics, {"2.11.0", dir}, 2);
   ASSERT_TRUE(second);
   EXPECT_TRUE(second->used);
-  EXPECT_FALSE(second->created);
-  EXPECT_TRUE(compiled.empty());
+  EXPECT_FALSE(second->filling);
+  EXPECT_EQ(fs::read_symlink(header.string() + ".gch"), root / first->key / "torch_pch.h.gch");
+  EXPECT_EQ(*kb::util::read_file(header), torch_pch_header_text());
+  fs::remove_all(dir);
+}
+
+// A failed precompile leaves no entry, only its log (<key>.failed.log), and releases the lock.
+TEST(prepare_torch_pch, AFailedPrecompileLeavesItsLog) {
+  fs::path dir = fs::temp_directory_path() / ("kb-pch-fail-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir / "cmake-build");
+  ::setenv("XDG_CACHE_HOME", (dir / "cache").c_str(), 1);
+  fs::path compiler = dir / "cc";
+  ASSERT_TRUE(kb::util::write_file_atomic(compiler, "#!/bin/sh\n"
+                                             "if [ \"$1\" = -dumpfullversion ]; then echo 12.2.0; exit 0; fi\n"
+                                             "echo 'torch.h: no such file' >&2; exit 1\n"));
+  fs::permissions(compiler, fs::perms::owner_all);
+  fs::path header = dir / "work" / "torch_pch.h";
+  ASSERT_TRUE(kb::util::write_file_atomic(dir / "cmake-build" / "compile_commands.json",
+                                   "[{\"command\": \"" + compiler.string() + " -include " + header.string() +
+                                   " -o a.o -c a.cpp\"}]"));
+  ProjectSpecifics specifics{header, dir, "t", std::nullopt};
+  auto first = prepare_torch_pch(dir / "cmake-build", specifics, {"2.11.0", dir}, 2);
+  ASSERT_TRUE(first) << first.error().message;
+  EXPECT_TRUE(first->filling);
+  fs::path root = dir / "cache" / "kernel-builder" / "torch-pch";
+  wait_for_fills(root);
+  EXPECT_FALSE(fs::exists(root / first->key));
+  auto log = kb::util::read_file(root / (first->key + ".failed.log"));
+  ASSERT_TRUE(log);
+  EXPECT_NE(log->find("no such file"), std::string::npos);
   fs::remove_all(dir);
 }

@@ -167,6 +167,30 @@ TEST(golden, VariantProjectOpsIdUnit) {
   EXPECT_EQ(files->at("CMakeLists.txt").find("KB_OPS_ID_UNIT"), std::string::npos);
 }
 
+// A Metal variant too: the metallib, its embedding header and namespace are named after the
+// kernel, so with the ops id in kb_ops_id.cpp no compile command or custom command names it.
+TEST(golden, VariantProjectOpsIdUnitMetal) {
+  auto config = parse(all_backends_toml);
+  VariantProjectInput input;
+  input.config = &config;
+  input.backend = kb::config::Backend::metal;
+  input.variant = "torch211-metal-aarch64-darwin";
+  input.ops_id = "_addone_metal_abc";
+  input.torch = {2, 11};
+  input.target = kKernelModuleTarget;
+  input.ops_id_sources = std::vector<std::string>{};
+  input.ops_id_unit = true;
+  auto files = generate_variant_project(input);
+  ASSERT_TRUE(files) << files.error().message;
+  std::string text = files->at("CMakeLists.txt");
+  size_t count = 0;
+  for (size_t at = text.find("_addone_metal_abc"); at != std::string::npos; at = text.find("_addone_metal_abc", at + 1)) ++count;
+  EXPECT_EQ(count, 2u) << text;  // project() and OUTPUT_NAME
+  EXPECT_NE(text.find("\"EMBEDDED_METALLIB_HEADER=\\\"kb_metallib.h\\\"\""), std::string::npos) << text;
+  EXPECT_NE(text.find("EMBEDDED_METALLIB_NAMESPACE=addone_metal"), std::string::npos) << text;
+  EXPECT_NE(text.find("kb_ops_id.cpp"), std::string::npos);
+}
+
 TEST(torch_target_version, ShiftsMajorAndMinor) {
   EXPECT_EQ(torch_target_version(kb::config::Version({2, 11})), "0x20b000000000000");
 }

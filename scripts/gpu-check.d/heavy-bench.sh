@@ -1,0 +1,61 @@
+# shellcheck shell=bash
+# Heavy CUDA kernels: bench/heavy_bench.py against cpp_extension (cold, one-file edits), then a carried mamba-ssm built cold.
+#   scripts/gpu-check heavy-bench [heavy|mamba|first]...   (default: heavy mamba)
+#   heavy  bench/heavy_bench.py with all cores (--capabilities from KB_HEAVY_CAPS, default 8.0,9.0)
+#   mamba  kernels-community's mamba-ssm (carried in .kc/mamba-ssm: fetch it here and carry .kc),
+#          built cold (fresh XDG_CACHE_HOME and CCACHE_DIR) for this GPU's capability, as before,
+#          then cold again with NVCC_APPEND_FLAGS=--split-compile=0 (nvcc's parallel optimizer);
+#          the slowest sources of each build
+#   first  bench/build_bench.py --backend cuda (the first-build ratio: every user cache cold)
+# Figures: summary.txt; heavy-bench.{txt,json}, mamba-*.json, build-bench-cuda.{txt,json}.
+device_env
+PARTS=("$@"); [ ${#PARTS[@]} -gt 0 ] || PARTS=(heavy mamba)
+{
+  nvidia-smi -L
+  echo "cores: $(nproc); load: $(cut -d' ' -f1-3 /proc/loadavg)"
+  "$PY" -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda)'
+  nvcc --version | tail -n 2
+  g++ --version | head -n 1
+  echo "ninja $(ninja --version); $(cmake --version | head -n 1); ccache: $(command -v ccache || echo none)"
+} > "$OUT/env.txt" 2>&1
+tee -a "$SUMMARY" < "$OUT/env.txt"
+
+left() { echo $((580 - SECONDS)); }
+for part in "${PARTS[@]}"; do
+  case "$part" in
+    first)
+      step "build_bench --backend cuda (limit $(left) s)"
+      timeout "$(left)" "$PY" bench/build_bench.py --kernel-builder "$KB" --python "$PY" --backend cuda \
+        --cores "$(nproc)" --json "$OUT/build-bench-cuda.json" > "$OUT/build-bench-cuda.txt" 2>&1
+      note "exit $?"; tee -a "$SUMMARY" < "$OUT/build-bench-cuda.txt" ;;
+    heavy)
+      step "heavy_bench (limit $(left) s)"
+      timeout "$(left)" "$PY" bench/heavy_bench.py --kernel-builder "$KB" --python "$PY" --cores "$(nproc)" \
+        --capabilities "${KB_HEAVY_CAPS:-8.0,9.0}" --json "$OUT/heavy-bench.json" > "$OUT/heavy-bench.txt" 2>&1
+      note "exit $?"; tee -a "$SUMMARY" < "$OUT/heavy-bench.txt" ;;
+    mamba)
+      CAP=$("$PY" -c 'import torch; print("%d.%d" % torch.cuda.get_device_capability())')
+      variant=$(cuda_variant_name)
+      for flags in "" "--split-compile=0"; do
+        if [ "$(left)" -lt 60 ]; then note "mamba-ssm ${flags:-default}: skipped (time)"; continue; fi
+        work=/tmp/mamba/ssm; rm -rf /tmp/mamba; mkdir -p /tmp/mamba; cp -r .kc/mamba-ssm "$work"
+        sed -i -E "s/cuda-capabilities\s*=\s*\[[^]]*\]/cuda-capabilities = [\"$CAP\"]/" "$work/build.toml"
+        grep -q cuda-capabilities "$work/build.toml" ||
+          sed -i -E "s/^(backend\s*=\s*\"cuda\")$/\1\ncuda-capabilities = [\"$CAP\"]/" "$work/build.toml"
+        tag=${flags:+split}; tag=${tag:-default}
+        step "mamba-ssm cold, capability $CAP, NVCC_APPEND_FLAGS='$flags' (limit $(left) s)"
+        start=$SECONDS
+        XDG_CACHE_HOME=/tmp/mamba/xdg CCACHE_DIR=/tmp/mamba/ccache NVCC_APPEND_FLAGS="$flags" \
+          timeout "$(left)" "$KB" build "$work" --python "$PY" --variant "$variant" --cores "$(nproc)" \
+          --skip-checks --json > "$OUT/mamba-$tag.json" 2> "$OUT/mamba-$tag.log"
+        rc=$?
+        note "mamba-ssm $tag: exit $rc in $((SECONDS - start)) s"
+        "$PY" -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+for v, times in d.get("compile_times", {}).items():
+    print("  slowest:", ", ".join("%s %.1f s" % (t["source"].split("/")[-1], t["seconds"]) for t in sorted(times, key=lambda t: -t["seconds"])[:5]))' \
+          "$OUT/mamba-$tag.json" 2>/dev/null | tee -a "$SUMMARY"
+      done ;;
+    *) note "unknown part $part" ;;
+  esac
+done
