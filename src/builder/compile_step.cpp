@@ -140,8 +140,9 @@ std::function<void()> running_reporter(const BuildSettings& s, const PlannedVari
 }
 
 // The torch header cache: links its entry, or starts building a missing one in the background
-// (torch_pch.h), while this build compiles without it. Adds ccache's sloppiness to `env` when the
-// cache is used.
+// (torch_pch.h), while this build compiles without it. Adds ccache's sloppiness to `env` whenever a
+// compile command carries the header's options (-fpch-preprocess): without it ccache would not
+// cache those compiles, even while no entry is linked.
 util::Status prepare_header_cache(const BuildSettings& s, const PlannedVariant& v, const CompilePlan& plan,
                                   std::map<std::string, std::string>& env, const fs::path& log_path) {
   const Toolchain& t = *v.toolchain;
@@ -160,7 +161,7 @@ util::Status prepare_header_cache(const BuildSettings& s, const PlannedVariant& 
     }
   }
   if (pch->note && s.reporter) s.reporter->note(v.name + ": " + *pch->note);
-  if (pch->used && plan.ccache) env["CCACHE_SLOPPINESS"] = ccache_sloppiness(configured_ccache_sloppiness(*plan.ccache));
+  if (pch->users > 0 && plan.ccache) env["CCACHE_SLOPPINESS"] = ccache_sloppiness(configured_ccache_sloppiness(*plan.ccache));
   return {};
 }
 

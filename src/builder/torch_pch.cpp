@@ -331,6 +331,16 @@ Result<std::vector<std::string>> pch_compile_args(const std::vector<std::string>
 
 fs::path header_cache_dir() { return user_cache_dir() / "torch-pch"; }
 
+fs::path background_precompile_lock() {
+  std::error_code ec;
+  if (const char* runtime = std::getenv("XDG_RUNTIME_DIR"); runtime && *runtime && fs::is_directory(runtime, ec)) {
+    return fs::path(runtime) / "kernel-builder" / "precompile.lock";
+  }
+  const char* tmp = std::getenv("TMPDIR");
+  fs::path base = tmp && *tmp ? fs::path(tmp) : fs::path("/tmp");
+  return base / ("kernel-builder-" + std::to_string(::getuid())) / "precompile.lock";
+}
+
 namespace {
 
 // A word for /bin/sh, single-quoted.
@@ -341,30 +351,75 @@ std::string shell_word(const std::string& word) {
 }
 
 // The script that builds one entry in `temporary` and renames it to `entry`: the compiler's output
-// goes to precompile.log inside it, and a failed precompile leaves only <key>.failed.log.
+// goes to precompile.log inside it, how it was scheduled to `schedule`, and a failed precompile
+// leaves only <key>.failed.log. `build` is the process of the build that starts it.
+//  - One at a time per user: it waits for background_precompile_lock(), open as descriptor 4 when
+//    `machine_locked` (flock(1), util-linux), in a sleeping
+//    shell; a precompile takes about 1 GB and a core, and CI starts several cold builds at once.
+//    Waiting rather than giving up: the build after this one finds the entry, and a waiter (a test,
+//    the bench) is not left without one. It gives up when `temporary` is gone meanwhile.
+//  - The idle scheduling class (chrt -i) only while `build` runs, and only where the precompile
+//    can leave it again (probed): once the build has ended it moves to the normal class at nice 19,
+//    so that a machine kept busy by other work cannot starve it for good. Where it cannot leave
+//    the idle class (RLIMIT_NICE), nice 19 throughout. Hang-ups and Ctrl-C are ignored.
 std::string fill_script(const std::vector<std::string>& argv, const fs::path& temporary, const fs::path& entry,
-                        const fs::path& failed_log) {
+                        const fs::path& failed_log, bool machine_locked, pid_t build) {
   std::vector<std::string> words;
   for (const auto& arg : argv) words.push_back(shell_word(arg));
+  std::string compile = util::join(words, " ");
+  std::string tmp = shell_word(temporary.string());
   std::string log = shell_word((temporary / "precompile.log").string());
-  // The idle scheduling class (chrt -i, util-linux) where there is one, else the lowest priority:
-  // the precompile takes only the cores the build leaves idle. Hang-ups and Ctrl-C are ignored.
+  std::string schedule = shell_word((temporary / "schedule").string());
+  std::string status = shell_word((temporary / "status").string());
+  std::string build_pid = std::to_string(build);
   return "#!/bin/sh\n"
          "# kernel-builder: one torch header cache entry, built in the background (src/builder/torch_pch.h).\n"
          "trap '' HUP INT\n"
-         "idle() { if command -v chrt >/dev/null 2>&1 && chrt -i 0 true 2>/dev/null; then chrt -i 0 nice -n 19 \"$@\"; "
-         "else nice -n 19 \"$@\"; fi; }\n"
-         "idle " + util::join(words, " ") + " >" + log + " 2>&1 && mv -T " + shell_word(temporary.string()) + " " +
-         shell_word(entry.string()) + " && exit 0\n"
+         + (machine_locked ? "if command -v flock >/dev/null 2>&1; then\n"
+                             "  echo 'waiting for the per-user precompile lock' >>" + schedule + "\n"
+                             "  flock 4\n"
+                             "fi\n"
+                           : std::string()) +
+         "[ -d " + tmp + " ] || exit 0\n"
+         // Moves every process of this script's process group to the normal class (nice stays 19).
+         "normal_class() {\n"
+         "  for stat in /proc/[0-9]*/stat; do\n"
+         "    read -r line <\"$stat\" 2>/dev/null || continue\n"
+         "    set -- ${line##*) }\n"
+         "    pid=${stat#/proc/}; pid=${pid%/stat}\n"
+         "    [ \"$3\" = \"$$\" ] && [ \"$pid\" != \"$$\" ] && chrt -o -a -p 0 \"$pid\" >/dev/null 2>&1\n"
+         "  done\n"
+         "}\n"
+         "if command -v chrt >/dev/null 2>&1 && chrt -i 0 nice -n 19 sh -c 'chrt -o -p 0 $$' >/dev/null 2>&1 && "
+         "kill -0 " + build_pid + " 2>/dev/null; then\n"
+         "  echo 'idle class, nice 19, while build " + build_pid + " runs' >>" + schedule + "\n"
+         "  ( chrt -i 0 nice -n 19 " + compile + " >" + log + " 2>&1; echo $? >" + status + ".part; mv " + status +
+         ".part " + status + " ) &\n"
+         "  while [ ! -e " + status + " ]; do\n"
+         "    if [ -z \"$moved\" ] && ! kill -0 " + build_pid + " 2>/dev/null; then\n"
+         "      normal_class; moved=1\n"
+         "      echo 'build " + build_pid + " ended: normal class, nice 19' >>" + schedule + "\n"
+         "    fi\n"
+         "    sleep 1\n"
+         "  done\n"
+         "  wait\n"
+         "else\n"
+         "  echo 'normal class, nice 19' >>" + schedule + "\n"
+         "  nice -n 19 " + compile + " >" + log + " 2>&1; echo $? >" + status + "\n"
+         "fi\n"
+         "if [ \"$(cat " + status + ")\" = 0 ]; then\n"
+         "  rm -f " + status + "\n"
+         "  mv -T " + tmp + " " + shell_word(entry.string()) + " && exit 0\n"
+         "fi\n"
          "mv -f " + log + " " + shell_word(failed_log.string()) + " 2>/dev/null\n"
-         "rm -rf " + shell_word(temporary.string()) + "\n";
+         "rm -rf " + tmp + "\n";
 }
 
 // Starts /bin/sh on `script` beside this build, holding `lock_fd` (as descriptor 3) until it
-// exits, in a process group of its own (Ctrl-C and the build's end leave it running) but in the
+// exits, and the per-user lock file `machine_lock_fd` (when >= 0) as descriptor 4, in a process group of its own (Ctrl-C and the build's end leave it running) but in the
 // build's session: Linux shares the CPU fairly between sessions (autogroups), so a session of its
 // own would take half of the cores from the build, whatever its priority. Returns whether it started.
-bool spawn_detached(const fs::path& script, int lock_fd) {
+bool spawn_detached(const fs::path& script, int lock_fd, int machine_lock_fd) {
   posix_spawn_file_actions_t actions;
   posix_spawnattr_t attributes;
   posix_spawn_file_actions_init(&actions);
@@ -373,6 +428,7 @@ bool spawn_detached(const fs::path& script, int lock_fd) {
   posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
   posix_spawn_file_actions_adddup2(&actions, 1, 2);
   posix_spawn_file_actions_adddup2(&actions, lock_fd, 3);  // the lock, without close-on-exec
+  if (machine_lock_fd >= 0) posix_spawn_file_actions_adddup2(&actions, machine_lock_fd, 4);  // the per-user lock, unlocked
   sigset_t none, all;
   sigemptyset(&none);
   sigfillset(&all);
@@ -410,8 +466,18 @@ std::optional<std::string> start_fill(const fs::path& root, const std::string& k
   if (!util::write_file_atomic(temporary / "command", util::join(argv, "\n") + "\n")) return cannot_write;
   if (!util::write_file_atomic(temporary / "last-used", key + "\n")) return cannot_write;
   fs::path script = temporary / "fill.sh";
-  if (!util::write_file_atomic(script, fill_script(argv, temporary, entry, root / (key + ".failed.log")))) return cannot_write;
-  if (!spawn_detached(script, lock_fd)) {
+  fs::path machine_lock = background_precompile_lock();
+  fs::create_directories(machine_lock.parent_path(), ec);
+  fs::permissions(machine_lock.parent_path(), fs::perms::owner_all, ec);
+  int machine_fd = ::open(machine_lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (!util::write_file_atomic(script, fill_script(argv, temporary, entry, root / (key + ".failed.log"),
+                                                   machine_fd >= 0, ::getpid()))) {
+    if (machine_fd >= 0) ::close(machine_fd);
+    return cannot_write;
+  }
+  bool spawned = spawn_detached(script, lock_fd, machine_fd);
+  if (machine_fd >= 0) ::close(machine_fd);
+  if (!spawned) {
     fs::remove_all(temporary, ec);
     return "the header cache is not used: cannot start /bin/sh to precompile <torch/torch.h>";
   }
@@ -445,7 +511,7 @@ Result<PreparedPch> prepare_torch_pch(const fs::path& cmake_dir, const ProjectSp
   nlohmann::json commands = nlohmann::json::parse(*text, nullptr, false);
   if (!commands.is_array()) return unused("the header cache is not used: compile_commands.json is unreadable");
   std::optional<std::vector<std::string>> tu;
-  size_t users = 0;
+  size_t& users = out.users;
   for (const auto& entry : commands) {
     std::string command = entry.value("command", "");
     if (command.find(specifics.pch_header.string()) == std::string::npos) continue;

@@ -35,7 +35,19 @@
 // than one without the cache; built beside it on idle cores, it speeds up every later build.
 //
 // ccache: a precompiled header needs `sloppiness = pch_defines,time_macros`; the builder adds
-// them to CCACHE_SLOPPINESS for the compile step (ccache_sloppiness()).
+// them to CCACHE_SLOPPINESS for the compile step (ccache_sloppiness()) whenever a compile command
+// carries the header's options, used or not: ccache counts -fpch-preprocess alone as the use of
+// a precompiled header and, without time_macros, runs the compiler uncached
+// (could_not_use_precompiled_header) — every compile of a first build, before the entry exists.
+//
+// The background precompile (docs/building.md, "The torch header cache"): at most one per user
+// compiles at a time (background_precompile_lock(); the others wait in a sleeping shell, no
+// compiler started, and give up when their cache directory is gone). It compiles in the idle
+// scheduling class only while the build that started it runs, where it can leave that class
+// again (an unprivileged process needs RLIMIT_NICE for that; otherwise it compiles at nice 19
+// from the start): after the build, nothing keeps it from the cores, and on a machine kept busy
+// by other work the idle class would never let it finish. Nice 19 still yields to everything
+// else. `schedule` in the entry says how it ran.
 #pragma once
 
 #include <filesystem>
@@ -92,6 +104,11 @@ util::Result<std::vector<std::string>> pch_compile_args(const std::vector<std::s
 // $XDG_CACHE_HOME/kernel-builder/torch-pch (else ~/.cache/...).
 std::filesystem::path header_cache_dir();
 
+// The per-user lock that lets one background precompile compile at a time, whatever the cache
+// directory: $XDG_RUNTIME_DIR/kernel-builder/precompile.lock, else
+// $TMPDIR (or /tmp)/kernel-builder-<uid>/precompile.lock.
+std::filesystem::path background_precompile_lock();
+
 struct TorchInstall {
   std::string version;            // torch.__version__
   std::filesystem::path include;  // torch's first include directory
@@ -100,6 +117,7 @@ struct TorchInstall {
 struct PreparedPch {
   bool used = false;        // some source compiles with it and the cache entry is linked
   bool filling = false;     // no entry yet: this build started building it in the background
+  size_t users = 0;         // compile commands that -include the in-tree header (with -fpch-preprocess)
   std::string key;
   std::optional<std::string> note;  // why the cache is not used, when it could have been
 };

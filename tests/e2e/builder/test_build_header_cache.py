@@ -147,3 +147,38 @@ def test_header_cache_is_shared_used_only_by_torch_h_sources_and_symbol_identica
     without_cache = exported_symbols(two / "build" / cpu_variant / "_addone_cpu_pch1.abi3.so")
     assert with_cache == without_cache
     assert "addone" in " ".join(with_cache) or "PyInit__addone_cpu_pch1" in with_cache
+
+
+def test_background_precompile_waits_its_turn_per_user_and_runs_in_the_normal_class_after_the_build(
+        tmp_path, cache_env, monkeypatch, kernel_builder, kb_python, cpu_variant):
+    """At most one background precompile per user compiles at a time: with the per-user lock held
+    elsewhere, the fill waits in a sleeping shell (no compiler started, the entry's lock held) and
+    builds the entry once it is released. The build that started it has ended by then, so it
+    compiles in the normal class at nice 19, not the idle class (which a busy machine starves)."""
+    runtime = tmp_path / "run"
+    runtime.mkdir()
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
+    machine_lock = runtime / "kernel-builder" / "precompile.lock"
+    machine_lock.parent.mkdir()
+    project = mixed_project(tmp_path / "one")
+    with open(machine_lock, "a") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        result = run_build(kernel_builder, project, kb_python, "--variant", cpu_variant, "--unique-id", "pch2",
+                           "--no-cache")
+        assert "precompiling the torch headers into the header cache in the background" in result.stderr
+        root = cache_env / "kernel-builder" / "torch-pch"
+        (temporary,) = root.glob("*.tmp-*")
+        deadline = time.monotonic() + 60
+        while "waiting for the per-user precompile lock" not in (temporary / "schedule").read_text() if (
+                temporary / "schedule").exists() else True:
+            assert time.monotonic() < deadline, "the background precompile did not start"
+            time.sleep(0.2)
+        assert not (temporary / "precompile.log").exists(), "a compiler started without the per-user lock"
+        (lock,) = root.glob("*.lock")
+        with open(lock, "a") as f, pytest.raises(BlockingIOError):
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        assert entries(cache_env) == []
+    wait_for_background_precompile(cache_env)
+    assert len(entries(cache_env)) == 1
+    schedule = (entries(cache_env)[0].parent / "schedule").read_text().splitlines()
+    assert schedule == ["waiting for the per-user precompile lock", "normal class, nice 19"], schedule

@@ -178,6 +178,20 @@ cxx-flags = ["-O1"]
 )";
 }  // namespace
 
+TEST(background_precompile_lock, UnderXdgRuntimeDirElseTmpDir) {
+  fs::path dir = fs::temp_directory_path() / ("kb-pch-lock-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  ::setenv("XDG_RUNTIME_DIR", dir.c_str(), 1);
+  EXPECT_EQ(background_precompile_lock(), dir / "kernel-builder" / "precompile.lock");
+  ::setenv("XDG_RUNTIME_DIR", (dir / "missing").c_str(), 1);
+  ::setenv("TMPDIR", "/x/tmp", 1);
+  EXPECT_EQ(background_precompile_lock(),
+            fs::path("/x/tmp") / ("kernel-builder-" + std::to_string(::getuid())) / "precompile.lock");
+  ::unsetenv("TMPDIR");
+  ::unsetenv("XDG_RUNTIME_DIR");
+  fs::remove_all(dir);
+}
+
 TEST(variant_project, ForceIncludesTheHeaderCacheOnlyWithoutPerSourceOptions) {
   auto config = parse_config(two_units);
   kb::codegen::VariantProjectInput input;
@@ -226,6 +240,7 @@ TEST(prepare_torch_pch, BuildsAMissingEntryInTheBackground) {
   fs::remove_all(dir);
   fs::create_directories(dir / "cmake-build");
   ::setenv("XDG_CACHE_HOME", (dir / "cache").c_str(), 1);
+  ::setenv("XDG_RUNTIME_DIR", dir.c_str(), 1);  // its own per-user precompile lock
   // A compiler whose precompile waits for `go`: prepare_torch_pch must return before it finishes.
   fs::path go = dir / "go";
   fs::path compiler = dir / "cc";
@@ -285,6 +300,7 @@ TEST(prepare_torch_pch, AFailedPrecompileLeavesItsLog) {
   fs::remove_all(dir);
   fs::create_directories(dir / "cmake-build");
   ::setenv("XDG_CACHE_HOME", (dir / "cache").c_str(), 1);
+  ::setenv("XDG_RUNTIME_DIR", dir.c_str(), 1);  // its own per-user precompile lock
   fs::path compiler = dir / "cc";
   ASSERT_TRUE(kb::util::write_file_atomic(compiler, "#!/bin/sh\n"
                                              "if [ \"$1\" = -dumpfullversion ]; then echo 12.2.0; exit 0; fi\n"
