@@ -44,10 +44,11 @@
 // compiles at a time (background_precompile_lock(); the others wait in a sleeping shell, no
 // compiler started, and give up when their cache directory is gone). It compiles in the idle
 // scheduling class only while the build that started it runs, where it can leave that class
-// again (an unprivileged process needs RLIMIT_NICE for that; otherwise it compiles at nice 19
-// from the start): after the build, nothing keeps it from the cores, and on a machine kept busy
-// by other work the idle class would never let it finish. Nice 19 still yields to everything
-// else. `schedule` in the entry says how it ran.
+// again (at nice 0, else at nice 19; an unprivileged process needs RLIMIT_NICE for that,
+// otherwise it compiles at nice 19 throughout): after the build nothing keeps it from the cores,
+// and on a machine kept busy by other work neither the idle class nor nice 19 would let it finish.
+// One that starts after its build has ended compiles at the normal priority. `schedule` in the
+// entry says how it ran.
 #pragma once
 
 #include <filesystem>
