@@ -230,7 +230,9 @@ Result<Toolchain> probe_toolchain(const std::string& python, const fs::path& cac
     }
   }
   auto started = fs::file_time_type::clock::now();
-  auto run = util::run_process({interpreter.string(), "-c", build_script("probe_toolchain.py")});
+  util::ProcessOptions options;
+  options.env = builder_python_env();
+  auto run = util::run_process({interpreter.string(), "-c", build_script("probe_toolchain.py")}, options);
   if (!run) return std::move(run).error();
   if (!run->success()) {
     return Error(ErrorKind::process, "Cannot probe the Python interpreter `" + interpreter.string() + "`")

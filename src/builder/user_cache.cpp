@@ -19,6 +19,12 @@ fs::path user_cache_dir() {
   return fs::path(home && *home ? home : "/tmp") / ".cache" / "kernel-builder";
 }
 
+std::map<std::string, std::string> builder_python_env() {
+  const char* prefix = std::getenv("PYTHONPYCACHEPREFIX");
+  if (prefix != nullptr && *prefix != '\0') return {};
+  return {{"PYTHONPYCACHEPREFIX", (user_cache_dir() / "pycache").string()}};
+}
+
 std::string file_stamp(const fs::path& path) {
   std::error_code ec;
   auto status = fs::status(path, ec);
