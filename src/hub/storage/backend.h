@@ -97,4 +97,34 @@ class BlobStore {
   virtual const std::filesystem::path& staging_dir() const = 0;
 };
 
+// Which back end a Hub runs on, as `kernel-hub serve` and `kernel-hub migrate` are told
+// (docs/hub-scale.md). Without `database` and `object_store` the Hub is the directory `root`;
+// with both it is PostgreSQL records plus S3 blobs, and `root` is only this machine's scratch
+// (staging of uploads, request bodies): replicas each have their own.
+struct BackendConfig {
+  std::filesystem::path root;
+  std::string database;      // a libpq URI, e.g. postgresql://kb@127.0.0.1:5432/kernel_hub
+  std::string object_store;  // s3://BUCKET?endpoint=http://127.0.0.1:PORT&region=us-east-1
+  size_t connections = 16;   // database connections at most (one per worker thread in use)
+
+  bool replicated() const { return !database.empty() || !object_store.empty(); }
+  // "directory /srv/hub", or the database (without its password) and the object store.
+  std::string describe() const;
+};
+
+// One Hub's two stores, opened.
+struct Backend {
+  std::unique_ptr<RecordStore> records;
+  std::unique_ptr<BlobStore> blobs;
+  std::string description;  // BackendConfig::describe()
+};
+
+// Checks the configuration (both of database and object store, or neither) without connecting.
+util::Status check_backend_config(const BackendConfig& config);
+
+// Opens the stores: creates the directory root, or connects to the database (creating its schema)
+// and checks that the bucket answers with the credentials of AWS_ACCESS_KEY_ID /
+// AWS_SECRET_ACCESS_KEY. Errors say which service failed, with a hint.
+util::Result<Backend> open_backend(const BackendConfig& config);
+
 }  // namespace kb::hub::storage
