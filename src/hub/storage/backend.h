@@ -30,6 +30,11 @@ namespace kb::hub::storage {
 class RecordLock {
  public:
   virtual ~RecordLock() = default;
+  // Releases the lock now (a second call does nothing). For the outermost lock of the database
+  // back end this commits what the thread wrote under it and says whether that worked: a writer
+  // whose change must be durable before it answers (a commit, a quota charge) calls it and
+  // returns its error; destruction releases too, but cannot report a failed commit.
+  virtual util::Status release() = 0;
 };
 
 // Paths are '/'-separated, relative, without "." or ".." segments or empty segments; every caller
