@@ -5,18 +5,21 @@
 //   sha256/<s[0:2]>/<sha256>     the Xet file hash of the content with this SHA-256 (commits and
 //                                resolve name files by SHA-256, as LFS does)
 //   chunks/<h[0:2]>/<hash>       the xorb holding a chunk eligible for global dedup, and its index
-// Hashes are in the protocol's string form (xet::hash_to_string). Every file is written to a
-// temporary file and renamed, so a crash never leaves a partial record under its final name.
+// Hashes are in the protocol's string form (xet::hash_to_string). Everything but the xorb bodies is a
+// record (backend.h, written atomically by the RecordStore); xorb bodies are files written to a
+// temporary file and renamed, so a crash never leaves a partial xorb under its final name.
 #pragma once
 
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "hub/storage/backend.h"
 #include "hub/xet/shard.h"
 #include "hub/xet/xorb.h"
 #include "util/result.h"
@@ -43,7 +46,10 @@ struct XetFile {
 
 class XetStore {
  public:
+  // Records and xorbs under `hub_root` (the directory back end).
   explicit XetStore(const std::filesystem::path& hub_root);
+  // Records in `records` (which outlives the store); xorb bodies under `hub_root`.
+  XetStore(RecordStore& records, const std::filesystem::path& hub_root);
 
   bool has_xorb(const std::string& hash) const;
   // Stores a verified xorb and its layout; false when it was already stored.
@@ -75,8 +81,12 @@ class XetStore {
 
  private:
   std::filesystem::path sharded(const char* kind, const std::string& hash) const;
+  // The record path of a sharded record ("xet/files/ab/<hash>").
+  static std::string record(const char* kind, const std::string& hash);
   util::Status store_built_xorb(const xet::SerializedXorb& built);
 
+  std::unique_ptr<RecordStore> owned_records_;  // the directory back end of XetStore(hub_root)
+  RecordStore* records_;
   std::filesystem::path root_;
 };
 
