@@ -117,10 +117,10 @@ struct BackendConfig {
   std::string describe() const;
 };
 
-// One Hub's two stores, opened.
+// One Hub's two stores, opened. The blobs are shared with what serves them (HubService).
 struct Backend {
   std::unique_ptr<RecordStore> records;
-  std::unique_ptr<BlobStore> blobs;
+  std::shared_ptr<BlobStore> blobs;
   std::string description;  // BackendConfig::describe()
 };
 

@@ -25,7 +25,7 @@ from replica_support import REPLICAS, REPO_ROOT, request  # noqa: E402
 from xet_support import CLIENTS, client_env, make_folder, run_client  # noqa: E402
 
 # What a directory root holds that is not the Hub's state: flock files, temporaries, staging.
-NOT_STATE = ("tmp",)
+NOT_STATE = ("tmp", "locks")
 
 
 def tree(root: Path) -> dict:
