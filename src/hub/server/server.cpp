@@ -103,7 +103,7 @@ util::Status serve(const ServerOptions& options, const std::function<void(int po
     return util::Error(util::ErrorKind::io, "Cannot create hub root `" + options.root.string() + "`: " + ec.message());
   }
   const HubLimits limits = options.limits;
-  auto service = std::make_shared<HubService>(options.root, limits);
+  auto service = std::make_shared<HubService>(options.root, limits, options.blobs);
 
   CoreHandlers handlers;
   handlers.check_head = [limits, service](const Request& request, Response& response) {

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "hub/protocol/names.h"
+#include "hub/storage/directory_blobs.h"
 #include "hub/storage/repo_store_internal.h"
 #include "hub/storage/revisions.h"
 #include "hub/storage/storage_errors.h"
@@ -34,8 +35,12 @@ constexpr const char* kGitAttributes =
 
 }  // namespace
 
-RepoStore::RepoStore(fs::path root)
-    : root_(std::move(root)), objects_(root_), xet_(root_), ownership_(root_ / "repos") {}
+RepoStore::RepoStore(fs::path root, std::shared_ptr<BlobStore> blobs)
+    : root_(std::move(root)),
+      blobs_(blobs ? std::move(blobs) : std::make_shared<DirectoryBlobs>(root_)),
+      objects_(*blobs_),
+      xet_(root_, *blobs_),
+      ownership_(root_ / "repos") {}
 
 bool RepoStore::valid_name(const std::string& name) { return protocol::check_repo_name(name).ok(); }
 

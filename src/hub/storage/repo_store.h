@@ -101,7 +101,8 @@ struct CommitResult {
 
 class RepoStore {
  public:
-  explicit RepoStore(std::filesystem::path root);
+  // Blobs (file bodies, xorbs) under `root` (DirectoryBlobs), or in `blobs` (an object store).
+  explicit RepoStore(std::filesystem::path root, std::shared_ptr<BlobStore> blobs = nullptr);
 
   ObjectStore& objects() { return objects_; }
   // Contents uploaded through Xet (xet_store.h): a commit may reference them like objects.
@@ -204,6 +205,7 @@ class RepoStore {
   static util::Status write_repo_record(const std::filesystem::path& dir, const RepoInfo& info);
 
   std::filesystem::path root_;
+  std::shared_ptr<BlobStore> blobs_;
   ObjectStore objects_;
   XetStore xet_;
   Ownership ownership_;
