@@ -105,7 +105,7 @@ util::Status serve(const ServerOptions& options, const std::function<void(int po
         .with_hint("serve from a directory (--root alone), or `kernel-hub migrate` the Hub into a directory");
   }
   const HubLimits limits = options.limits;
-  auto service = std::make_shared<HubService>(options.backend.root, limits);
+  auto service = std::make_shared<HubService>(options.backend.root, limits, options.blobs);
 
   CoreHandlers handlers;
   handlers.check_head = [limits, service](const Request& request, Response& response) {

@@ -52,8 +52,8 @@ std::pair<std::string, size_t> split_revision(const std::vector<std::string>& se
   return {head, first + 1};
 }
 
-HubService::HubService(std::filesystem::path root, HubLimits limits)
-    : limits_(limits), store_(root), accounts_(root), usage_(root), benchmarks_(root) {}
+HubService::HubService(std::filesystem::path root, HubLimits limits, std::shared_ptr<storage::BlobStore> blobs)
+    : limits_(limits), store_(root, std::move(blobs)), accounts_(root), usage_(root), benchmarks_(root) {}
 
 bool HubService::caller_of(const Request& request, Response& response,
                            std::optional<storage::User>& caller) {

@@ -53,7 +53,9 @@ struct RepoRequest {
 
 class HubService {
  public:
-  HubService(std::filesystem::path root, HubLimits limits);
+  // Blobs (file bodies, xorbs) under `root`, or in `blobs` (an object store: downloads are then
+  // redirected to it with presigned URLs where it has them).
+  HubService(std::filesystem::path root, HubLimits limits, std::shared_ptr<storage::BlobStore> blobs = nullptr);
 
   // The base of every absolute URL the service returns ("http://hub.example:8000"), from
   // configuration only: the Host header of a request is never used.
@@ -140,6 +142,10 @@ class HubService {
   void xet_resolve_headers(const Request& request, Response& response, const RepoRequest& target,
                            const std::string& commit, const storage::TreeEntry& entry);
   void serve_xet_content(Response& response, const std::string& path, const storage::TreeEntry& entry);
+  void serve_object_bytes(Response& response, const storage::TreeEntry& entry, uint64_t stored_size);
+  // How long a presigned object-store URL handed to a client stays valid (resolve's redirect,
+  // the xorb URLs of a Xet reconstruction): long enough to start and finish a download.
+  static constexpr int64_t kPresignedUrlLifetime = 600;  // seconds
   // Size of the content with this SHA-256, in the object store or in Xet storage.
   std::optional<uint64_t> stored_content_size(const std::string& sha256);
 

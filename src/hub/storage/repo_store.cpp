@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "hub/protocol/names.h"
+#include "hub/storage/directory_blobs.h"
 #include "hub/storage/directory_records.h"
 #include "hub/storage/repo_store_internal.h"
 #include "hub/storage/revisions.h"
@@ -35,16 +36,22 @@ constexpr const char* kGitAttributes =
 
 }  // namespace
 
-RepoStore::RepoStore(fs::path root)
+RepoStore::RepoStore(fs::path root, std::shared_ptr<BlobStore> blobs)
     : owned_records_(std::make_unique<DirectoryRecords>(root)),
       records_(owned_records_.get()),
       root_(std::move(root)),
-      objects_(root_),
-      xet_(*records_, root_),
+      blobs_(blobs ? std::move(blobs) : std::make_shared<DirectoryBlobs>(root_)),
+      objects_(*blobs_),
+      xet_(*records_, root_, *blobs_),
       ownership_(*records_) {}
 
-RepoStore::RepoStore(RecordStore& records, fs::path root)
-    : records_(&records), root_(std::move(root)), objects_(root_), xet_(records, root_), ownership_(records) {}
+RepoStore::RepoStore(RecordStore& records, fs::path root, std::shared_ptr<BlobStore> blobs)
+    : records_(&records),
+      root_(std::move(root)),
+      blobs_(blobs ? std::move(blobs) : std::make_shared<DirectoryBlobs>(root_)),
+      objects_(*blobs_),
+      xet_(records, root_, *blobs_),
+      ownership_(records) {}
 
 util::Result<std::unique_ptr<RecordLock>> RepoStore::lock_repo(const RepoId& repo) {
   auto held = records_->lock(relative(repo, "lock"));

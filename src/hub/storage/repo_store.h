@@ -104,10 +104,11 @@ struct CommitResult {
 
 class RepoStore {
  public:
-  // The directory back end over `root` (records and objects under it).
-  explicit RepoStore(std::filesystem::path root);
-  // Records in `records` (which outlives the store); objects and Xet bodies under `root`.
-  RepoStore(RecordStore& records, std::filesystem::path root);
+  // The directory back end over `root` (records under it), blobs (file bodies, xorbs) under `root`
+  // too (DirectoryBlobs) or in `blobs` (an object store).
+  explicit RepoStore(std::filesystem::path root, std::shared_ptr<BlobStore> blobs = nullptr);
+  // Records in `records` (which outlives the store); blobs under `root` or in `blobs`.
+  RepoStore(RecordStore& records, std::filesystem::path root, std::shared_ptr<BlobStore> blobs = nullptr);
 
   RecordStore& records() { return *records_; }
 
@@ -213,6 +214,7 @@ class RepoStore {
   std::unique_ptr<RecordStore> owned_records_;  // the directory back end of RepoStore(root)
   RecordStore* records_;
   std::filesystem::path root_;
+  std::shared_ptr<BlobStore> blobs_;
   ObjectStore objects_;
   XetStore xet_;
   Ownership ownership_;

@@ -163,17 +163,23 @@ util::Result<S3Location> parse_s3_url(const std::string& url) {
       location.endpoint = value;
     } else if (name == "region") {
       location.region = value;
+    } else if (name == "public_endpoint") {
+      location.public_endpoint = value;
     } else if (!name.empty()) {
       return invalid("unknown parameter `" + name + "`");
     }
     start = end + 1;
   }
-  while (!location.endpoint.empty() && location.endpoint.back() == '/') location.endpoint.pop_back();
-  if (location.endpoint.rfind("http://", 0) != 0 && location.endpoint.rfind("https://", 0) != 0) {
-    return invalid("`endpoint` must be an http:// or https:// URL");
-  }
-  if (location.endpoint.find('/', location.endpoint.find("//") + 2) != std::string::npos) {
-    return invalid("`endpoint` must be scheme://host[:port] without a path");
+  if (location.public_endpoint.empty()) location.public_endpoint = location.endpoint;
+  for (auto [name, endpoint] : {std::pair<const char*, std::string*>{"endpoint", &location.endpoint},
+                                {"public_endpoint", &location.public_endpoint}}) {
+    while (!endpoint->empty() && endpoint->back() == '/') endpoint->pop_back();
+    if (endpoint->rfind("http://", 0) != 0 && endpoint->rfind("https://", 0) != 0) {
+      return invalid("`" + std::string(name) + "` must be an http:// or https:// URL");
+    }
+    if (endpoint->find('/', endpoint->find("//") + 2) != std::string::npos) {
+      return invalid("`" + std::string(name) + "` must be scheme://host[:port] without a path");
+    }
   }
   if (location.region.empty()) return invalid("empty `region`");
   return location;
@@ -221,7 +227,6 @@ util::Result<S3Blobs::Answer> S3Blobs::perform(const Request& request) const {
     curl_easy_setopt(curl, CURLOPT_USERNAME, credentials_.access_key.c_str());
     curl_easy_setopt(curl, CURLOPT_PASSWORD, credentials_.secret_key.c_str());
     curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
-    if (std::getenv("KB_S3_VERBOSE")) curl_easy_setopt(curl, CURLOPT_VERBOSE, 1L);
     curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, 5000L);
     // A stalled transfer (no byte for 30 s) fails and is retried; a slow one is not cut short.
     curl_easy_setopt(curl, CURLOPT_LOW_SPEED_LIMIT, 1L);
@@ -397,9 +402,10 @@ util::Status S3Blobs::walk(const std::string& prefix,
 
 std::optional<std::string> S3Blobs::presigned_get(const std::string& key, std::chrono::seconds ttl) const {
   sigv4::PresignRequest request;
-  size_t scheme_end = location_.endpoint.find("://");
-  request.scheme = location_.endpoint.substr(0, scheme_end);
-  request.host = location_.endpoint.substr(scheme_end + 3);
+  const std::string& endpoint = location_.public_endpoint.empty() ? location_.endpoint : location_.public_endpoint;
+  size_t scheme_end = endpoint.find("://");
+  request.scheme = endpoint.substr(0, scheme_end);
+  request.host = endpoint.substr(scheme_end + 3);
   request.path = "/" + sigv4::uri_encode(location_.bucket, false) + "/" + sigv4::uri_encode(key, true);
   request.region = location_.region;
   request.access_key = credentials_.access_key;

@@ -12,11 +12,15 @@
 
 namespace kb::hub::storage {
 
-// s3://BUCKET?endpoint=http://127.0.0.1:PORT&region=us-east-1, parsed.
+// s3://BUCKET?endpoint=http://127.0.0.1:PORT&region=us-east-1[&public_endpoint=URL], parsed.
 struct S3Location {
   std::string bucket;
   std::string endpoint;  // scheme://host[:port], no trailing '/'
   std::string region = "us-east-1";
+  // Where clients reach the store, for presigned URLs (default: `endpoint`). Its host name must
+  // differ from the Hub's: huggingface_hub 1.x follows a redirect to the same host name (any
+  // port) as if it stayed on the Hub, with a HEAD and the user's token.
+  std::string public_endpoint;
 };
 
 util::Result<S3Location> parse_s3_url(const std::string& url);

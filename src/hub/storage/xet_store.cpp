@@ -41,21 +41,6 @@ bool parse_number(std::string_view text, T& out) {
   return !text.empty() && ec == std::errc() && end == text.data() + text.size();
 }
 
-util::Result<std::string> pread_range(const fs::path& path, uint64_t start, uint64_t length) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return util::Error(util::ErrorKind::io, "Cannot open `" + path.string() + "`");
-  std::string out(length, '\0');
-  uint64_t done = 0;
-  while (done < length) {
-    ssize_t n = ::pread(fd, out.data() + done, length - done, static_cast<off_t>(start + done));
-    if (n <= 0) break;
-    done += static_cast<uint64_t>(n);
-  }
-  ::close(fd);
-  if (done != length) return util::Error(util::ErrorKind::io, "Short read of `" + path.string() + "`");
-  return out;
-}
-
 std::string layout_text(const XorbLayout& layout) {
   std::string out = std::string(kXorbIndexMagic) + " " + xet::hash_to_string(layout.hash) + " " +
                     std::to_string(layout.chunks_size) + " " + std::to_string(layout.unpacked_size) + "\n";
@@ -69,10 +54,14 @@ std::string layout_text(const XorbLayout& layout) {
 
 }  // namespace
 
-XetStore::XetStore(const fs::path& hub_root)
-    : owned_records_(std::make_unique<DirectoryRecords>(hub_root)), records_(owned_records_.get()), root_(hub_root / "xet") {}
+XetStore::XetStore(const fs::path& hub_root, BlobStore& blobs)
+    : owned_records_(std::make_unique<DirectoryRecords>(hub_root)),
+      records_(owned_records_.get()),
+      root_(hub_root / "xet"),
+      blobs_(blobs) {}
 
-XetStore::XetStore(RecordStore& records, const fs::path& hub_root) : records_(&records), root_(hub_root / "xet") {}
+XetStore::XetStore(RecordStore& records, const fs::path& hub_root, BlobStore& blobs)
+    : records_(&records), root_(hub_root / "xet"), blobs_(blobs) {}
 
 std::string XetStore::record(const char* kind, const std::string& hash) {
   return std::string("xet/") + kind + "/" + hash.substr(0, 2) + "/" + hash;
@@ -82,7 +71,7 @@ fs::path XetStore::sharded(const char* kind, const std::string& hash) const {
   return root_ / kind / hash.substr(0, 2) / hash;
 }
 
-fs::path XetStore::xorb_path(const std::string& hash) const { return sharded("xorbs", hash); }
+std::string XetStore::xorb_key(const std::string& hash) { return "xet/xorbs/" + hash.substr(0, 2) + "/" + hash; }
 
 bool XetStore::has_xorb(const std::string& hash) const {
   if (!is_hash(hash)) return false;
@@ -93,11 +82,8 @@ bool XetStore::has_xorb(const std::string& hash) const {
 util::Result<bool> XetStore::put_xorb(std::string_view serialized, const XorbLayout& layout) {
   std::string hash = xet::hash_to_string(layout.hash);
   if (has_xorb(hash)) return false;
-  fs::path path = xorb_path(hash);
-  std::error_code ec;
-  fs::create_directories(path.parent_path(), ec);
   // The body first, the index last: the index is what makes the xorb exist.
-  KB_TRY(util::write_file_atomic(path, serialized.substr(0, layout.chunks_size)));
+  KB_TRY(blobs_.put(xorb_key(hash), serialized.substr(0, layout.chunks_size)));
   KB_TRY(records_->write(record("xorbs", hash) + ".index", layout_text(layout)));
   return true;
 }
@@ -146,8 +132,11 @@ util::Result<std::string> XetStore::read_chunks(const std::string& hash, const X
                                                 uint32_t end) const {
   auto range = xet::chunk_byte_range(layout, begin, end);
   if (!range) return std::move(range).error();
-  auto bytes = pread_range(xorb_path(hash), range->start, range->end - range->start);
+  auto bytes = blobs_.read(xorb_key(hash), range->start, range->end - range->start);
   if (!bytes) return std::move(bytes).error();
+  if (bytes->size() != range->end - range->start) {
+    return util::Error(util::ErrorKind::io, "Short read of xorb `" + hash + "`");
+  }
   return xet::decode_chunks(*bytes);
 }
 
@@ -249,16 +238,17 @@ util::Status XetStore::store_built_xorb(const xet::SerializedXorb& built) {
   return {};
 }
 
-util::Result<XetFile> XetStore::import_file(const fs::path& path, const std::string& sha256) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return util::Error(util::ErrorKind::io, "Cannot read `" + path.string() + "`");
+util::Result<XetFile> XetStore::import_file(const std::string& blob_key, const std::string& sha256) {
+  auto size = blobs_.size(blob_key);
+  if (!size) return std::move(size).error();
+  if (!size->has_value()) return util::Error(util::ErrorKind::not_found, "No blob `" + blob_key + "` to import");
   xet::FileBuilder builder([this](xet::SerializedXorb xorb) { return store_built_xorb(xorb); });
-  std::string buffer(1 << 20, '\0');
-  while (in) {
-    in.read(buffer.data(), static_cast<std::streamsize>(buffer.size()));
-    std::streamsize got = in.gcount();
-    if (got <= 0) break;
-    KB_TRY(builder.update(std::string_view(buffer.data(), static_cast<size_t>(got))));
+  constexpr uint64_t kWindow = 8 << 20;  // bytes read from the blob at once
+  for (uint64_t offset = 0; offset < **size; offset += kWindow) {
+    auto bytes = blobs_.read(blob_key, offset, kWindow);
+    if (!bytes) return std::move(bytes).error();
+    if (bytes->empty()) return util::Error(util::ErrorKind::io, "Short read of blob `" + blob_key + "`");
+    KB_TRY(builder.update(*bytes));
   }
   auto info = builder.finish();
   if (!info) return std::move(info).error();

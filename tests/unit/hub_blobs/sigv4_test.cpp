@@ -56,6 +56,10 @@ TEST(ParseS3Url, ReadsBucketEndpointAndRegion) {
   EXPECT_EQ(location->bucket, "kernel-hub");
   EXPECT_EQ(location->endpoint, "http://127.0.0.1:8080");
   EXPECT_EQ(location->region, "eu-west-1");
+  EXPECT_EQ(location->public_endpoint, "http://127.0.0.1:8080");
+  auto public_one = parse_s3_url("s3://b?endpoint=http://10.0.0.5:80&public_endpoint=https://blobs.example/");
+  ASSERT_TRUE(public_one.ok());
+  EXPECT_EQ(public_one->public_endpoint, "https://blobs.example");
 }
 
 TEST(ParseS3Url, RefusesWhatItCannotUse) {
