@@ -53,7 +53,9 @@ struct RepoRequest {
 
 class HubService {
  public:
-  HubService(std::filesystem::path root, HubLimits limits);
+  // Records in `records` (which outlives the service; backend.h), or, without it, the directory
+  // back end over `root`; objects and xorbs under `root`.
+  HubService(std::filesystem::path root, HubLimits limits, storage::RecordStore* records = nullptr);
 
   // The base of every absolute URL the service returns ("http://hub.example:8000"), from
   // configuration only: the Host header of a request is never used.
@@ -195,6 +197,8 @@ class HubService {
 
   HubLimits limits_;
   std::string public_url_;
+  std::unique_ptr<storage::RecordStore> owned_records_;  // the directory back end, without `records`
+  storage::RecordStore& records_;
   storage::RepoStore store_;
   storage::Accounts accounts_;
   storage::UsageLedger usage_;
