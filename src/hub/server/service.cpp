@@ -5,6 +5,7 @@
 
 #include "hub/protocol/error_codes.h"
 #include "hub/server/http_support.h"
+#include "hub/storage/directory_records.h"
 #include "util/hash.h"
 
 namespace kb::hub::server {
@@ -52,8 +53,15 @@ std::pair<std::string, size_t> split_revision(const std::vector<std::string>& se
   return {head, first + 1};
 }
 
-HubService::HubService(std::filesystem::path root, HubLimits limits, std::shared_ptr<storage::BlobStore> blobs)
-    : limits_(limits), store_(root, std::move(blobs)), accounts_(root), usage_(root), benchmarks_(root) {}
+HubService::HubService(std::filesystem::path root, HubLimits limits, storage::RecordStore* records,
+                       std::shared_ptr<storage::BlobStore> blobs)
+    : limits_(limits),
+      owned_records_(records ? nullptr : std::make_unique<storage::DirectoryRecords>(root)),
+      records_(records ? *records : *owned_records_),
+      store_(records_, root, std::move(blobs)),
+      accounts_(records_),
+      usage_(records_),
+      benchmarks_(root) {}
 
 bool HubService::caller_of(const Request& request, Response& response,
                            std::optional<storage::User>& caller) {

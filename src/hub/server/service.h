@@ -53,9 +53,11 @@ struct RepoRequest {
 
 class HubService {
  public:
-  // Blobs (file bodies, xorbs) under `root`, or in `blobs` (an object store: downloads are then
-  // redirected to it with presigned URLs where it has them).
-  HubService(std::filesystem::path root, HubLimits limits, std::shared_ptr<storage::BlobStore> blobs = nullptr);
+  // Records in `records` (which outlives the service; backend.h), or, without it, the directory
+  // back end over `root`. Blobs (file bodies, xorbs) under `root`, or in `blobs` (an object store:
+  // downloads are then redirected to it with presigned URLs where it has them).
+  HubService(std::filesystem::path root, HubLimits limits, storage::RecordStore* records = nullptr,
+             std::shared_ptr<storage::BlobStore> blobs = nullptr);
 
   // The base of every absolute URL the service returns ("http://hub.example:8000"), from
   // configuration only: the Host header of a request is never used.
@@ -201,6 +203,8 @@ class HubService {
 
   HubLimits limits_;
   std::string public_url_;
+  std::unique_ptr<storage::RecordStore> owned_records_;  // the directory back end, without `records`
+  storage::RecordStore& records_;
   storage::RepoStore store_;
   storage::Accounts accounts_;
   storage::UsageLedger usage_;

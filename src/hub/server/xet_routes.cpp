@@ -67,7 +67,7 @@ uint64_t post_body_limit(const HubLimits& limits, const std::string& target) {
 const XetCredentials* HubService::xet_credentials(Response& response) {
   std::lock_guard<std::mutex> guard(xet_guard_);
   if (!xet_credentials_) {
-    auto opened = XetCredentials::open(store_.root());
+    auto opened = XetCredentials::open(store_.records());
     if (!opened) {
       reply_error(response, 500, "", opened.error().message);
       return nullptr;
