@@ -4,6 +4,7 @@
 //   deps/         header-only dependencies fetched from pinned archives (header_deps.h)
 //   toolchains/   toolchain probe results, one file per interpreter (toolchain.h)
 //   cmake-seeds/  CMake's compiler identification, one file per toolchain (cmake_seed.h)
+//   pycache/      Python bytecode of the import check's interpreter (PYTHONPYCACHEPREFIX, unless set)
 // Every entry is written atomically and checked when read: a missing, stale or corrupt entry is
 // rebuilt, never an error.
 #pragma once

@@ -7,8 +7,10 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <regex>
 #include <thread>
 
@@ -22,6 +24,7 @@
 #include "builder/run_guard.h"
 #include "builder/staging.h"
 #include "builder/toolchain.h"
+#include "builder/user_cache.h"
 #include "builder/variant_plan.h"
 #include "codegen/ops_py.h"
 #include "config/kernels_minver.h"
@@ -111,6 +114,17 @@ void remove_python_caches(const fs::path& root) {
   for (const auto& path : doomed) fs::remove_all(path, ec);
 }
 
+// The environment of the import check's interpreter. It writes no bytecode beside the staged
+// variant's sources (it would ship), but keeps it in the user cache's pycache/: a torch installed
+// without bytecode (uv's default) is otherwise compiled again by every build's check, about 5 s of
+// CPU each time (7.6 s against 2.4 s for `import torch`). A prefix of the user's own is kept; an
+// empty one would mean "beside the sources", so it is replaced.
+std::map<std::string, std::string> import_check_env() {
+  const char* prefix = std::getenv("PYTHONPYCACHEPREFIX");
+  if (prefix != nullptr && *prefix != '\0') return {};
+  return {{"PYTHONPYCACHEPREFIX", (user_cache_dir() / "pycache").string()}};
+}
+
 // The import check's interpreter, started when the variant starts compiling
 // (import_check.py --wait): it imports torch, most of the check's time, beside the compiler, then
 // waits for the staged variant on its stdin. Dropped without `finish` (the variant failed before
@@ -124,7 +138,7 @@ class EarlyImportCheck {
     write_fd_ = fds[1];
     thread_ = std::thread([this, python] {
       util::ProcessOptions options;
-      options.env = {{"PYTHONDONTWRITEBYTECODE", "1"}};
+      options.env = import_check_env();
       options.merge_stderr = true;
       options.stdin_fd = read_fd_;
       result_ = util::run_process({python.string(), "-c", build_script("import_check.py"), "--wait"}, options);
@@ -226,7 +240,7 @@ util::Status import_check(const BuildSettings& s, const PlannedVariant& v, const
     }
   } else {
     run = run_logged(s, v.name, {v.toolchain->python.string(), "-c", build_script("import_check.py"),
-                                 staging.string(), ops_id, modules}, log_path, {{"PYTHONDONTWRITEBYTECODE", "1"}});
+                                 staging.string(), ops_id, modules}, log_path, import_check_env());
   }
   if (!run) return std::move(run).error();
   if (!run->success()) {

@@ -1,6 +1,10 @@
 """The README's quickstart, run verbatim: the commands are read from the README's fenced block
-under "## Quickstart" (not copied here), and run with bash in a scratch directory with this
-build's programs and Python first on PATH. What the README says the last line prints is checked."""
+under "## Quickstart" (not copied here), and run with bash in a scratch directory with the programs
+and a Python first on PATH. What the README says the last line prints is checked.
+
+Where scripts/test built the wheels (KB_REQUIRE_WHEELS=1), tests/python/test_wheels.py runs it from
+a fresh environment that holds only the wheels (run_quickstart below), and this file's run, which
+would build the same kernel again from the build tree, is skipped; elsewhere it runs here."""
 import os
 import re
 import signal
@@ -27,11 +31,11 @@ def test_the_quickstart_is_one_bash_block_that_ends_in_a_load():
     assert "get_kernel(" in commands.strip().splitlines()[-1]
 
 
-@pytest.mark.slow
-def test_readme_quickstart_runs_verbatim(kernel_builder, kernel_hub, tmp_path):
+def run_quickstart(bin_dirs, tmp_path: Path, base_env=None) -> None:
+    """Runs the quickstart block with `bin_dirs` first on PATH in `tmp_path` and checks what it prints."""
     commands = readme_block("Quickstart")
-    bin_dirs = {str(kernel_builder.parent), str(kernel_hub.parent), str(Path(sys.executable).parent)}
-    env = dict(os.environ, PATH=os.pathsep.join([*bin_dirs, os.environ["PATH"]]), HOME=str(tmp_path),
+    base = dict(os.environ if base_env is None else base_env)
+    env = dict(base, PATH=os.pathsep.join([*map(str, bin_dirs), base.get("PATH", os.defpath)]), HOME=str(tmp_path),
                HF_HUB_CACHE=str(tmp_path / "hf-cache"), NO_COLOR="1")
     for name in ("HF_TOKEN", "HF_ENDPOINT", "HF_HUB_OFFLINE", "LOCAL_KERNELS", "KERNELS_CACHE"):
         env.pop(name, None)
@@ -54,3 +58,10 @@ def test_readme_quickstart_runs_verbatim(kernel_builder, kernel_hub, tmp_path):
     printed = out.read_text()
     assert printed.strip().splitlines()[-1] == "tensor([1., 1., 1.])", (printed, err.read_text())
     assert "prints `tensor([1., 1., 1.])`" in (REPO_ROOT / "README.md").read_text()
+
+
+@pytest.mark.slow
+def test_readme_quickstart_runs_verbatim(kernel_builder, kernel_hub, tmp_path):
+    if os.environ.get("KB_REQUIRE_WHEELS") == "1":
+        pytest.skip("run from the wheels by tests/python/test_wheels.py (test_quickstart_from_the_wheels)")
+    run_quickstart([kernel_builder.parent, kernel_hub.parent, Path(sys.executable).parent], tmp_path)

@@ -148,38 +148,20 @@ def test_uv_tool_install_puts_the_programs_on_path(tmp_path, tools_wheel):
 
 @pytest.mark.slow
 def test_quickstart_from_the_wheels(fresh_venv):
-    venv, env, root = fresh_venv["venv"], dict(fresh_venv["env"]), fresh_venv["root"]
-    python = str(venv / "bin" / "python")
-    work = root / "work"
+    """The README's quickstart, verbatim, with only the fresh environment's programs and Python
+    first on PATH (tests/e2e/test_readme_quickstart.py runs it from the build tree elsewhere)."""
+    sys.path.insert(0, str(REPO_ROOT / "tests" / "e2e"))
+    try:
+        from test_readme_quickstart import run_quickstart
+    finally:
+        sys.path.pop(0)
+    venv, root = fresh_venv["venv"], fresh_venv["root"]
+    work = root / "quickstart"
     work.mkdir()
     started = time.monotonic()
-    _run(["kernel-builder", "init", "my-kernel", "--name", "acme/my-kernel", "--backends", "cpu"], env, work)
-    project = work / "my-kernel"
-    for git in (["init", "-q"], ["add", "-A"], ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "init"]):
-        _run(["git", *git], env, project)
-    torch_version = _run([python, "-c", "import torch; print(torch.__version__)"], env, work).stdout
-    major, minor = torch_version.split("+")[0].split(".")[:2]
-    variant = f"torch{major}{minor}-cxx11-cpu-x86_64-linux"
-    _run(["kernel-builder", "build", str(project), "--python", python, "--variant", variant], env, work, timeout=900)
-    hub = root / "hub"
-    _run(["kernel-hub", "org", "add", "acme", "--root", str(hub), "--trusted"], env, work)
-    token = _run(["kernel-hub", "user", "add", "me", "--root", str(hub), "--org", "acme"], env, work).stdout.splitlines()[-1]
-    server = subprocess.Popen(["kernel-hub", "serve", "--root", str(hub), "--port", "0"], env=env, cwd=work,
-                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    try:
-        line = server.stdout.readline()
-        assert line.startswith("Listening on "), line
-        endpoint = line.split()[-1]
-        _run(["kernel-builder", "upload", str(project), "--repo-id", "acme/my-kernel"],
-             dict(env, HF_ENDPOINT=endpoint, HF_TOKEN=token), work)
-        load = ("import torch\nfrom kernels import get_kernel\n"
-                "k = get_kernel('acme/my-kernel', version=1, backend='cpu')\n"
-                "x = torch.randn(16)\ntorch.testing.assert_close(k.my_kernel(x), x + 1)\n"
-                "print('OK', k.__name__)\n")
-        loaded = _run([python, "-c", load], dict(env, HF_ENDPOINT=endpoint), work)
-        assert loaded.stdout.startswith("OK "), loaded.stdout
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
+    run_quickstart([venv / "bin"], work, fresh_venv["env"])
+    # The programs and `python` come from the fresh environment: its env's PATH is that
+    # environment's bin folder and the system's, nothing of the build tree (fresh_venv).
+    assert (work / "my-kernel" / "build").is_dir()
     print(f"quickstart from the wheels: {time.monotonic() - started:.1f} s "
           f"(after a {fresh_venv['install_seconds']:.1f} s install)")

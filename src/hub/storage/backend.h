@@ -1,4 +1,4 @@
-// Where kernel-hub keeps its state (docs/hub-scale.md). Everything the Hub persists is named by a
+// Where kernel-hub keeps its state. Everything the Hub persists is named by a
 // path relative to its root, as the directory layout has always named it
 // ("repos/kernels/acme/relu/refs.json", "objects/ab/<sha256>", "xet/xorbs/ab/<hash>"), and lives in
 // one of two stores:

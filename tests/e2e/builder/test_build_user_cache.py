@@ -104,11 +104,16 @@ def module_digest(project: Path, variant: str) -> str:
 
 
 def test_second_clean_build_reuses_probe_and_identification(tmp_path, user_cache, counting_python, kernel_builder,
-                                                            cpu_variant):
+                                                            cpu_variant, monkeypatch):
     python, counter = counting_python
     project = copy_fixture("addone", tmp_path)
+    # The import check keeps its bytecode in the user cache (torch's too), never in the variant.
+    monkeypatch.delenv("PYTHONPYCACHEPREFIX", raising=False)
+    monkeypatch.delenv("PYTHONDONTWRITEBYTECODE", raising=False)
     work = clean_build(kernel_builder, project, python, cpu_variant)
     assert probes(counter) == 1
+    assert any((user_cache / "pycache").rglob("torch/__init__.*.pyc"))
+    assert not [p for p in (project / "build" / cpu_variant).rglob("*") if p.name == "__pycache__" or p.suffix == ".pyc"]
     log = (work / "build.log").read_text()
     assert IDENTIFICATION in log and SEEDED not in log, log
     assert len(list((user_cache / "toolchains").glob("*.json"))) == 1
