@@ -19,8 +19,9 @@ void add_backend_options(CLI::App& app, BackendOptions& options, const std::stri
       ->type_name("URI")
       ->envname("KB_HUB_DATABASE");
   app.add_option("--object-store", options.object_store,
-                 "S3-compatible bucket of the blobs, s3://BUCKET?endpoint=URL&region=REGION, with --database; "
-                 "credentials only from AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY")
+                 "S3-compatible bucket of the blobs (file bodies, xorbs; downloads are redirected there with "
+                 "presigned URLs), s3://BUCKET?endpoint=URL&region=REGION[&public_endpoint=URL]; alone, the "
+                 "records stay under --root; credentials only from AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY")
       ->type_name("URL")
       ->envname("KB_HUB_OBJECT_STORE");
 }

@@ -5,7 +5,6 @@
 #include "cli/command_registry.h"
 #include "cli/kernel_hub/backend_options.h"
 #include "hub/server/server.h"
-#include "hub/storage/s3_blobs.h"
 #include "util/size_text.h"
 
 namespace kb::cli {
@@ -17,7 +16,6 @@ struct Options {
   int port = 8000;
   int threads = 64;
   std::string public_url;
-  std::string object_store;
   std::string max_file_size = "10G";
   std::string max_request_body = "64M";
   size_t max_files_per_commit = 10000;
@@ -63,12 +61,6 @@ Action setup(CLI::App& app) {
                  "(default: http://<host>:<port>, 127.0.0.1 for a wildcard host)")
       ->type_name("URL")
       ->check(base_url);
-  app.add_option("--object-store", o->object_store,
-                 "Keep file bodies and xorbs in this S3-compatible object store, and send downloads there "
-                 "with presigned URLs: s3://BUCKET?endpoint=http://HOST:PORT&region=REGION"
-                 "[&public_endpoint=URL]; credentials from AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY "
-                 "(docs/hub-scale.md)")
-      ->type_name("URL");
   app.add_option("--threads", o->threads,
                  "Most worker threads, i.e. requests processed at once; started on demand, each exits "
                  "after 30 s idle; idle connections and bodies being received hold none")
@@ -148,11 +140,6 @@ Action setup(CLI::App& app) {
     options.max_connections = o->max_connections;
     options.body_min_rate = size_of(o->body_min_rate);
     options.body_timeout = o->body_timeout;
-    if (!o->object_store.empty()) {
-      auto blobs = hub::storage::S3Blobs::open(o->object_store, std::filesystem::path(o->root) / "tmp");
-      if (!blobs) return exit_status(util::Status(std::move(blobs).error()));
-      options.blobs = std::move(*blobs);
-    }
     return exit_status(hub::server::serve(options, [o](int port) {
       // Tests and scripts read this line to learn the port.
       std::printf("Listening on http://%s:%d\n", o->host.c_str(), port);

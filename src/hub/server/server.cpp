@@ -99,13 +99,8 @@ std::string default_public_url(const std::string& host, int port) {
 util::Status serve(const ServerOptions& options, const std::function<void(int port)>& on_listening) {
   auto backend = storage::open_backend(options.backend);
   if (!backend) return std::move(backend).error();
-  if (options.backend.replicated()) {
-    return util::Error(util::ErrorKind::usage, "This build of kernel-hub cannot serve from " + backend->description)
-        .with_cause("its repositories, accounts and objects do not use the record and blob stores yet")
-        .with_hint("serve from a directory (--root alone), or `kernel-hub migrate` the Hub into a directory");
-  }
   const HubLimits limits = options.limits;
-  auto service = std::make_shared<HubService>(options.backend.root, limits, options.blobs);
+  auto service = std::make_shared<HubService>(options.backend.root, limits, backend->records.get(), backend->blobs);
 
   CoreHandlers handlers;
   handlers.check_head = [limits, service](const Request& request, Response& response) {

@@ -28,8 +28,6 @@ struct ServerOptions {
   int max_connections = 4096;   // open connections; more are answered 503 and closed
   uint64_t body_min_rate = 16 * 1024;  // bytes/s a request body keeps up on average (after 5 s)
   int body_timeout = 3600;             // seconds a request body may take in all
-  // Where file bodies and xorbs live; null: files under `root` (storage/backend.h).
-  std::shared_ptr<storage::BlobStore> blobs;
 };
 
 // Binds, calls `on_listening(port)` once accepting, and serves until the process ends.

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -198,6 +199,14 @@ class HubService {
   // For a PUT: the ticket if it is valid, unused and not in use (then marked in use).
   std::optional<UploadTicket> claim_ticket(const std::string& ticket);
   void release_ticket(const std::string& ticket);  // the PUT failed: may be retried
+  // A ticket's record (expiry in unix seconds), and the ticket and expiry a record holds.
+  static std::string ticket_text(const UploadTicket& ticket, int64_t expires);
+  static std::optional<std::pair<UploadTicket, int64_t>> parse_ticket(const std::string& text);
+  // Tickets as records of a shared store (replicas): read (nullopt when unknown or expired), and
+  // changed under the ticket's lock.
+  std::optional<std::pair<UploadTicket, int64_t>> read_shared_ticket(const std::string& id);
+  std::optional<UploadTicket> update_shared_ticket(const std::string& id,
+                                                  const std::function<bool(UploadTicket&)>& change);
   void finish_ticket(const std::string& ticket);   // the PUT succeeded: verify only
   std::optional<UploadTicket> find_ticket(const std::string& ticket);
 

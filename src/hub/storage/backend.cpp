@@ -29,16 +29,12 @@ std::string without_password(const std::string& url) {
 }  // namespace
 
 std::string BackendConfig::describe() const {
-  if (!replicated()) return "directory `" + root.string() + "`";
+  if (database.empty() && object_store.empty()) return "directory `" + root.string() + "`";
+  if (database.empty()) return "directory `" + root.string() + "` and object store `" + object_store + "`";
   return "PostgreSQL `" + without_password(database) + "` and object store `" + object_store + "`";
 }
 
 util::Status check_backend_config(const BackendConfig& config) {
-  if (config.database.empty() && !config.object_store.empty()) {
-    return util::Error(util::ErrorKind::usage, "An object store was given without a database")
-        .with_hint(std::string("replicas keep records in PostgreSQL and blobs in the object store: give both, "
-                               "e.g. --database ") + kDatabaseExample + " (or KB_HUB_DATABASE); see docs/hub-scale.md");
-  }
   if (!config.database.empty() && config.object_store.empty()) {
     return util::Error(util::ErrorKind::usage, "A database was given without an object store")
         .with_hint(std::string("replicas keep records in PostgreSQL and blobs in an S3-compatible object store: "
@@ -61,23 +57,29 @@ util::Result<Backend> open_backend(const BackendConfig& config) {
   }
   Backend backend;
   backend.description = config.describe();
-  if (!config.replicated()) {
+  if (config.object_store.empty()) {
     backend.records = std::make_unique<DirectoryRecords>(config.root);
     backend.blobs = std::make_unique<DirectoryBlobs>(config.root);
     return backend;
   }
+  if (config.database.empty()) {
+    // One Hub whose records stay in the directory and whose bodies and xorbs (and downloads) go to
+    // the object store.
+    backend.records = std::make_unique<DirectoryRecords>(config.root);
+  } else {
 #ifdef KB_HAVE_POSTGRES
-  auto records = PostgresRecords::open(config.database, config.connections);
-  if (!records) {
-    return std::move(records).error().context("Cannot open the database of " + backend.description);
-  }
-  backend.records = std::move(records).value();
+    auto records = PostgresRecords::open(config.database, config.connections);
+    if (!records) {
+      return std::move(records).error().context("Cannot open the database of " + backend.description);
+    }
+    backend.records = std::move(records).value();
 #else
-  return util::Error(util::ErrorKind::usage,
-                     "This build of kernel-hub has no PostgreSQL back end (it was built without libpq)")
-      .with_hint("build kernel-hub where libpq is installed (apt-get install libpq-dev) to run replicas; "
-                 "see docs/hub-scale.md");
+    return util::Error(util::ErrorKind::usage,
+                       "This build of kernel-hub has no PostgreSQL back end (it was built without libpq)")
+        .with_hint("build kernel-hub where libpq is installed (apt-get install libpq-dev) to run replicas; "
+                   "see docs/hub-scale.md");
 #endif
+  }
   auto blobs = S3Blobs::open(config.object_store, config.root / "tmp" / "staging");
   if (!blobs) {
     return std::move(blobs).error().context("Cannot open the object store of " + backend.description);

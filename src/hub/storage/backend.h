@@ -105,15 +105,18 @@ class BlobStore {
 // Which back end a Hub runs on, as `kernel-hub serve` and `kernel-hub migrate` are told
 // (docs/hub-scale.md). Without `database` and `object_store` the Hub is the directory `root`;
 // with both it is PostgreSQL records plus S3 blobs, and `root` is only this machine's scratch
-// (staging of uploads, request bodies): replicas each have their own.
+// (staging of uploads, request bodies): replicas each have their own. With `object_store` alone
+// the records stay under `root` and the blobs (and downloads) go to the object store: one Hub.
 struct BackendConfig {
   std::filesystem::path root;
   std::string database;      // a libpq URI, e.g. postgresql://kb@127.0.0.1:5432/kernel_hub
   std::string object_store;  // s3://BUCKET?endpoint=http://127.0.0.1:PORT&region=us-east-1
   size_t connections = 16;   // database connections at most (one per worker thread in use)
 
-  bool replicated() const { return !database.empty() || !object_store.empty(); }
-  // "directory /srv/hub", or the database (without its password) and the object store.
+  // Records shared through a database: any number of replicas may serve this Hub.
+  bool replicated() const { return !database.empty(); }
+  // "directory `/srv/hub`", with the object store if any, or the database (without its password)
+  // and the object store.
   std::string describe() const;
 };
 
@@ -124,7 +127,7 @@ struct Backend {
   std::string description;  // BackendConfig::describe()
 };
 
-// Checks the configuration (both of database and object store, or neither) without connecting.
+// Checks the configuration (no database without an object store) without connecting.
 util::Status check_backend_config(const BackendConfig& config);
 
 // Opens the stores: creates the directory root, or connects to the database (creating its schema)

@@ -67,13 +67,7 @@ def cluster(services, seed, kernel_hub):
     cluster.url = balancer["KB_HUB_URL"]
     try:
         for index in range(REPLICAS):
-            try:
-                cluster.start_replica(index)
-            except AssertionError as error:
-                if "cannot serve from" in str(error):
-                    # Until the stores speak RecordStore/BlobStore (docs/hub-scale.md).
-                    pytest.skip(f"this build cannot serve replicas yet: {str(error).splitlines()[1]}")
-                raise
+            cluster.start_replica(index)
         cluster.wait_until_up()
         yield cluster
     finally:
