@@ -30,12 +30,12 @@ TEST(BackendConfigDescribe, HidesTheDatabasePassword) {
                             "`s3://hub?endpoint=http://s3`");
   BackendConfig keywords{"/r", "host=db password=secret dbname=kernel_hub", "s3://hub?endpoint=http://s3"};
   EXPECT_EQ(keywords.describe().find("secret"), std::string::npos);
-  EXPECT_EQ(BackendConfig{"/srv/hub"}.describe(), "directory `/srv/hub`");
+  EXPECT_EQ((BackendConfig{"/srv/hub", "", ""}.describe()), "directory `/srv/hub`");
 }
 
 TEST(OpenBackend, DirectoryByDefault) {
   util::TempDir root("kb-backend");
-  auto backend = open_backend(BackendConfig{root.path() / "hub"});
+  auto backend = open_backend(BackendConfig{root.path() / "hub", "", ""});
   ASSERT_TRUE(backend) << backend.error().message;
   EXPECT_FALSE(backend->records->shared());
   EXPECT_TRUE(std::filesystem::is_directory(root.path() / "hub"));

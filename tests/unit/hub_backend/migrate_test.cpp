@@ -8,7 +8,7 @@
 namespace kb::hub::storage {
 namespace {
 
-Backend directory(const std::filesystem::path& root) { return std::move(open_backend(BackendConfig{root})).value(); }
+Backend directory(const std::filesystem::path& root) { return std::move(open_backend(BackendConfig{root, "", ""})).value(); }
 
 std::string big_blob() {
   std::string data(20u << 20, '\0');  // more than one copy chunk
