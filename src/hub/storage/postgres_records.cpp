@@ -260,7 +260,43 @@ util::Status PostgresRecords::run(const Statement& statement, bool idempotent,
   }
 }
 
+util::Result<std::string> PostgresRecords::schema_version() const {
+  bool exists = false;
+  KB_TRY(run({"SELECT to_regclass('kb_schema') IS NOT NULL", {}, {}}, true, [&](void* raw) {
+    auto* result = static_cast<PGresult*>(raw);
+    exists = PQntuples(result) == 1 && std::string_view(PQgetvalue(result, 0, 0)) == "t";
+    return util::Status{};
+  }));
+  std::string version;
+  if (!exists) return version;
+  KB_TRY(run({"SELECT version::text FROM kb_schema WHERE name = 'records'", {}, {}}, true, [&](void* raw) {
+    auto* result = static_cast<PGresult*>(raw);
+    if (PQntuples(result) == 1) version.assign(PQgetvalue(result, 0, 0), PQgetlength(result, 0, 0));
+    return util::Status{};
+  }));
+  return version;
+}
+
 util::Status PostgresRecords::create_schema() {
+  // A replica (re)starting while others write runs no DDL on a database that has the schema:
+  // CREATE INDEX IF NOT EXISTS takes its table lock before it finds the index, and would queue
+  // every writer behind the transactions in flight (a replica restarted during the kill -9 test
+  // timed out there).
+  auto existing = schema_version();
+  if (!existing) return std::move(existing).error();
+  if (existing->empty()) KB_TRY(create_missing_schema());
+  else if (*existing != std::to_string(kRecordsSchemaVersion)) return schema_mismatch(*existing);
+  return {};
+}
+
+util::Error PostgresRecords::schema_mismatch(const std::string& version) const {
+  return util::Error(util::ErrorKind::config, "The records in PostgreSQL at " + display_url_ + " have schema version " +
+                                                  version + "; this kernel-hub reads version " +
+                                                  std::to_string(kRecordsSchemaVersion))
+      .with_hint("run the kernel-hub that wrote them, or migrate them (docs/hub-scale.md)");
+}
+
+util::Status PostgresRecords::create_missing_schema() {
   auto held = lock("kernel-hub schema");  // replicas starting together create it once
   if (!held) return std::move(held).error();
   KB_TRY(run({"CREATE TABLE IF NOT EXISTS kb_records (path text PRIMARY KEY, data bytea NOT NULL)", {}, {}}, false));
@@ -279,12 +315,7 @@ util::Status PostgresRecords::create_schema() {
     return util::Status{};
   }));
   KB_TRY((*held)->release());
-  if (version != std::to_string(kRecordsSchemaVersion)) {
-    return util::Error(util::ErrorKind::config, "The records in PostgreSQL at " + display_url_ + " have schema version " +
-                                                    version + "; this kernel-hub reads version " +
-                                                    std::to_string(kRecordsSchemaVersion))
-        .with_hint("run the kernel-hub that wrote them, or migrate them (docs/hub-scale.md)");
-  }
+  if (version != std::to_string(kRecordsSchemaVersion)) return schema_mismatch(version);
   return {};
 }
 

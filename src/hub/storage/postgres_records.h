@@ -70,6 +70,10 @@ class PostgresRecords final : public RecordStore {
   util::Result<pg_conn*> connect() const;
   util::Result<pg_conn*> acquire() const;
   void give_back(pg_conn* connection) const;
+  // The schema version recorded in the database; "" when it has no schema yet.
+  util::Result<std::string> schema_version() const;
+  util::Status create_missing_schema();
+  util::Error schema_mismatch(const std::string& version) const;
   util::Status create_schema();
   // Runs `statement` on the thread's transaction, or on a pooled connection (retried once on a
   // fresh connection when `idempotent` and the connection was lost); `on_result` reads the rows.
