@@ -219,13 +219,12 @@ void HubService::resolve(const Request& request, Response& response, const RepoR
   if (!stored_size) return serve_xet_content(response, path, entry);
   // In an object store the bytes leave from there: a redirect to a short-lived presigned URL,
   // decided after authorisation, with the same headers (clients read X-Linked-Size and
-  // X-Linked-Etag from this answer to a HEAD, and follow it on a GET; docs/hub-scale.md). A URL
-  // is signed for one method: a HEAD gets one for HEAD, since some clients (ours) follow it.
-  const std::chrono::seconds lifetime(kPresignedUrlLifetime);
-  auto url = request.method == "HEAD" ? store_.objects().presigned_head(entry.sha256, lifetime)
-                                      : store_.objects().presigned_get(entry.sha256, lifetime);
-  if (url) {
-    response.status = 302;
+  // X-Linked-Etag from this answer to a HEAD, and follow it on a GET; docs/hub-scale.md).
+  // A presigned URL is signed for GET only, and some clients (ours) follow a HEAD's redirect with
+  // HEAD, which the store refuses: a HEAD is answered 200 with the metadata and the URL in
+  // Location, which huggingface_hub downloads from as it would after a 302.
+  if (auto url = store_.objects().presigned_get(entry.sha256, std::chrono::seconds(kPresignedUrlLifetime))) {
+    response.status = request.method == "HEAD" ? 200 : 302;
     response.set_header("Location", *url);
     response.set_header("Cache-Control", "no-store");
     return;

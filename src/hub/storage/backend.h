@@ -97,9 +97,6 @@ class BlobStore {
   // store's presigned URL); nullopt when the store has none and the Hub serves bytes itself.
   // Range requests to the URL work.
   virtual std::optional<std::string> presigned_get(const std::string& key, std::chrono::seconds ttl) const = 0;
-  // The same for a HEAD (a presigned URL is signed for one method): a client that asks the Hub for
-  // a file's metadata with HEAD follows the redirect with HEAD.
-  virtual std::optional<std::string> presigned_head(const std::string& key, std::chrono::seconds ttl) const = 0;
   // A local folder for staging uploads before put_file (same file system as the blobs when they
   // are local, so put_file is a rename).
   virtual const std::filesystem::path& staging_dir() const = 0;

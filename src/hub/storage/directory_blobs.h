@@ -24,9 +24,6 @@ class DirectoryBlobs final : public BlobStore {
   std::optional<std::string> presigned_get(const std::string&, std::chrono::seconds) const override {
     return std::nullopt;
   }
-  std::optional<std::string> presigned_head(const std::string&, std::chrono::seconds) const override {
-    return std::nullopt;
-  }
   const std::filesystem::path& staging_dir() const override { return staging_; }
 
  private:

@@ -47,7 +47,9 @@ util::Status copy_blob(const BlobStore& from, BlobStore& to, const std::string& 
 
 util::Result<MigrationCounts> migrate(const Backend& from, Backend& to, const MigrationProgress& progress) {
   MigrationCounts counts;
-  auto walked_blobs = from.blobs->walk("", [&](const std::string& key) -> util::Status {
+  // Only the blobs' own folders: in the directory back end records live under the same root, and
+  // a walk of everything would copy record files (usage ledgers, which have no '.') as blobs too.
+  auto copy = [&](const std::string& key) -> util::Status {
     auto size = from.blobs->size(key);
     if (!size) return blob_error(key, size.error());
     if (!*size) return {};  // removed since the walk listed it
@@ -62,8 +64,11 @@ util::Result<MigrationCounts> migrate(const Backend& from, Backend& to, const Mi
     }
     if (progress) progress(counts, key);
     return {};
-  });
-  if (!walked_blobs) return std::move(walked_blobs).error().context("Cannot copy the blobs of " + from.description);
+  };
+  for (const char* prefix : {"objects/", "xet/xorbs/"}) {
+    auto walked_blobs = from.blobs->walk(prefix, copy);
+    if (!walked_blobs) return std::move(walked_blobs).error().context("Cannot copy the blobs of " + from.description);
+  }
 
   std::set<std::string> source_records;
   auto walked_records = from.records->walk("", [&](const std::string& path) -> util::Status {

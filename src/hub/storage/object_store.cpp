@@ -61,11 +61,6 @@ std::optional<std::string> ObjectStore::presigned_get(const std::string& sha256,
   return blobs_.presigned_get(key_of(sha256), ttl);
 }
 
-std::optional<std::string> ObjectStore::presigned_head(const std::string& sha256, std::chrono::seconds ttl) const {
-  if (!is_hex64(sha256)) return std::nullopt;
-  return blobs_.presigned_head(key_of(sha256), ttl);
-}
-
 fs::path ObjectStore::new_temp_path() const {
   static std::atomic<uint64_t> counter{0};
   thread_local std::mt19937_64 random{std::random_device{}()};

@@ -46,7 +46,6 @@ class ObjectStore {
   std::optional<std::filesystem::path> local_path(const std::string& sha256) const;
   // A URL any client may GET the body from for `ttl` (an object store), or nullopt.
   std::optional<std::string> presigned_get(const std::string& sha256, std::chrono::seconds ttl) const;
-  std::optional<std::string> presigned_head(const std::string& sha256, std::chrono::seconds ttl) const;
   // A unique path in the store's staging folder (for the directory store the same file system,
   // so storing it is a rename).
   std::filesystem::path new_temp_path() const;

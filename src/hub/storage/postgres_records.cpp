@@ -262,9 +262,11 @@ util::Status PostgresRecords::run(const Statement& statement, bool idempotent,
 
 util::Result<std::string> PostgresRecords::schema_version() const {
   bool exists = false;
-  KB_TRY(run({"SELECT to_regclass('kb_schema') IS NOT NULL", {}, {}}, true, [&](void* raw) {
+  // Results come in binary format, where text is its bytes: the answer is asked for as text.
+  KB_TRY(run({"SELECT (to_regclass('kb_schema') IS NOT NULL)::text", {}, {}}, true, [&](void* raw) {
     auto* result = static_cast<PGresult*>(raw);
-    exists = PQntuples(result) == 1 && std::string_view(PQgetvalue(result, 0, 0)) == "t";
+    exists = PQntuples(result) == 1 &&
+             std::string_view(PQgetvalue(result, 0, 0), static_cast<size_t>(PQgetlength(result, 0, 0))) == "true";
     return util::Status{};
   }));
   std::string version;

@@ -401,16 +401,7 @@ util::Status S3Blobs::walk(const std::string& prefix,
 }
 
 std::optional<std::string> S3Blobs::presigned_get(const std::string& key, std::chrono::seconds ttl) const {
-  return presigned("GET", key, ttl);
-}
-
-std::optional<std::string> S3Blobs::presigned_head(const std::string& key, std::chrono::seconds ttl) const {
-  return presigned("HEAD", key, ttl);
-}
-
-std::string S3Blobs::presigned(const std::string& method, const std::string& key, std::chrono::seconds ttl) const {
   sigv4::PresignRequest request;
-  request.method = method;
   const std::string& endpoint = location_.public_endpoint.empty() ? location_.endpoint : location_.public_endpoint;
   size_t scheme_end = endpoint.find("://");
   request.scheme = endpoint.substr(0, scheme_end);

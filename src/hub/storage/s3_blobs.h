@@ -49,7 +49,6 @@ class S3Blobs final : public BlobStore {
                     const std::function<util::Status(const std::string& key)>& visit) const override;
   std::optional<std::filesystem::path> local_path(const std::string&) const override { return std::nullopt; }
   std::optional<std::string> presigned_get(const std::string& key, std::chrono::seconds ttl) const override;
-  std::optional<std::string> presigned_head(const std::string& key, std::chrono::seconds ttl) const override;
   const std::filesystem::path& staging_dir() const override { return staging_; }
 
   // Whether the bucket exists and the credentials are accepted (HEAD on the bucket).
@@ -60,7 +59,6 @@ class S3Blobs final : public BlobStore {
   void set_list_page_size(int keys) { list_page_size_ = keys; }
 
  private:
-  std::string presigned(const std::string& method, const std::string& key, std::chrono::seconds ttl) const;
   struct Answer;
   struct Request;
   util::Result<Answer> perform(const Request& request) const;

@@ -111,14 +111,11 @@ def test_lfs_resolve_redirects_to_a_presigned_url(hub, tmp_path, client):
     assert status in (401, 404)
     for method in ("HEAD", "GET"):
         status, headers, _ = request(url, method, token)
-        assert status == 302, (method, status)
+        # A HEAD gets the metadata and the URL (presigned for GET only) without a redirect.
+        assert status == (200 if method == "HEAD" else 302), (method, status)
         assert headers["X-Linked-Size"] == str(len(big)) and headers["X-Linked-Etag"] == f'"{sha}"'
         assert headers["ETag"] == f'"{sha}"' and headers["X-Repo-Commit"]
         assert headers["Location"].startswith("http://localhost:")
-        # Signed for the method asked: a client following a HEAD's redirect with HEAD (our loader)
-        # gets the store's answer, not a signature mismatch.
-        status, _, _ = request(headers["Location"], method)
-        assert status == 200, (method, status)
     location = headers["Location"]
     # The presigned URL alone serves the bytes and Ranges, without the Hub's token.
     status, _, body = request(location)
