@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "cli/command_registry.h"
+#include "cli/kernel_hub/backend_options.h"
 #include "hub/server/server.h"
 #include "util/size_text.h"
 
@@ -10,7 +11,7 @@ namespace kb::cli {
 namespace {
 
 struct Options {
-  std::string root;
+  BackendOptions backend;
   std::string host = "127.0.0.1";
   int port = 8000;
   int threads = 64;
@@ -50,7 +51,9 @@ uint64_t size_of(const std::string& text) { return util::parse_size(text).value(
 
 Action setup(CLI::App& app) {
   auto o = std::make_shared<Options>();
-  app.add_option("--root", o->root, "Storage directory (created if missing)")->required();
+  add_backend_options(app, o->backend,
+                      "Storage directory (created if missing); with --database, only this replica's scratch "
+                      "(staged uploads, request bodies)");
   app.add_option("--host", o->host, "Address to listen on")->capture_default_str();
   app.add_option("--port", o->port, "Port to listen on (0: pick a free port)")->capture_default_str();
   app.add_option("--public-url", o->public_url,
@@ -121,7 +124,8 @@ Action setup(CLI::App& app) {
       ->type_name("N");
   return [o] {
     hub::server::ServerOptions options;
-    options.root = o->root;
+    options.backend = o->backend.config();
+    options.backend.connections = static_cast<size_t>(o->threads);
     options.host = o->host;
     options.port = o->port;
     options.threads = o->threads;

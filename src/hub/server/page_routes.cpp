@@ -46,14 +46,12 @@ util::Status stream_content(storage::RepoStore& store, const web::RepoFile& file
   auto missing = [&file] {
     return util::Error(util::ErrorKind::io, "Stored content of `" + file.path + "` is missing");
   };
-  if (store.objects().contains(file.sha256)) {
-    std::ifstream in(store.objects().path_of(file.sha256), std::ios::binary);
-    std::vector<char> buffer(256 * 1024);
-    while (in) {
-      in.read(buffer.data(), static_cast<std::streamsize>(buffer.size()));
-      if (in.gcount() > 0 && !write(buffer.data(), static_cast<size_t>(in.gcount()))) return missing();
+  if (auto size = store.objects().size(file.sha256)) {
+    constexpr uint64_t kWindow = 256 * 1024;
+    for (uint64_t offset = 0; offset < *size; offset += kWindow) {
+      auto bytes = store.objects().read(file.sha256, offset, kWindow);
+      if (!bytes || bytes->empty() || !write(bytes->data(), bytes->size())) return missing();
     }
-    if (!in.eof()) return missing();
     return {};
   }
   auto hash = store.xet().file_for_sha256(file.sha256);

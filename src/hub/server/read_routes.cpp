@@ -215,8 +215,23 @@ void HubService::resolve(const Request& request, Response& response, const RepoR
   response.set_header("Accept-Ranges", "bytes");
   xet_resolve_headers(request, response, target, at->id, entry);
   // A file uploaded through Xet is stored as xorbs only: served by reconstruction.
-  if (!store_.objects().contains(entry.sha256)) return serve_xet_content(response, path, entry);
-  auto file = std::make_shared<OpenFile>(store_.objects().path_of(entry.sha256));
+  auto stored_size = store_.objects().size(entry.sha256);
+  if (!stored_size) return serve_xet_content(response, path, entry);
+  // In an object store the bytes leave from there: a redirect to a short-lived presigned URL,
+  // decided after authorisation, with the same headers (clients read X-Linked-Size and
+  // X-Linked-Etag from this answer to a HEAD, and follow it on a GET; docs/hub-scale.md).
+  // A presigned URL is signed for GET only, and some clients (ours) follow a HEAD's redirect with
+  // HEAD, which the store refuses: a HEAD is answered 200 with the metadata and the URL in
+  // Location, which huggingface_hub downloads from as it would after a 302.
+  if (auto url = store_.objects().presigned_get(entry.sha256, std::chrono::seconds(kPresignedUrlLifetime))) {
+    response.status = request.method == "HEAD" ? 200 : 302;
+    response.set_header("Location", *url);
+    response.set_header("Cache-Control", "no-store");
+    return;
+  }
+  auto local = store_.objects().local_path(entry.sha256);
+  if (!local) return serve_object_bytes(response, entry, *stored_size);
+  auto file = std::make_shared<OpenFile>(*local);
   if (file->fd < 0) return reply_error(response, 500, "", "Stored object of `" + path + "` is missing");
   struct stat info {};
   if (::fstat(file->fd, &info) != 0 || static_cast<uint64_t>(info.st_size) != entry.size) {
@@ -237,6 +252,20 @@ void HubService::resolve(const Request& request, Response& response, const RepoR
   response.file_owner = file;
 }
 
+// Bytes of a stored object the Hub cannot hand to the kernel nor redirect to (an object store
+// without presigned URLs): read from the store as the client asks, Range applied by the core.
+void HubService::serve_object_bytes(Response& response, const storage::TreeEntry& entry, uint64_t stored_size) {
+  if (stored_size != entry.size) {
+    return reply_error(response, 500, "", "Stored object of `" + entry.sha256 + "` does not have its recorded size");
+  }
+  response.set_file_content(entry.size, "application/octet-stream",
+                            [this, sha256 = entry.sha256](size_t offset, size_t length, DataSink& sink) {
+                              auto bytes = store_.objects().read(sha256, offset, std::min<size_t>(length, 1 << 20));
+                              if (!bytes || bytes->empty()) return false;
+                              return sink.write(bytes->data(), bytes->size());
+                            });
+}
+
 void HubService::bulk(const Request& request, Response& response, const RepoRequest& target) {
   if (!authorize(request, response, target.repo, Access::download)) return;
   auto [revision, dir] = revision_and_directory(target.rest);
@@ -247,8 +276,24 @@ void HubService::bulk(const Request& request, Response& response, const RepoRequ
   std::vector<BulkEntry> entries;
   std::string prefix = dir.empty() ? "" : dir + "/";
   for (auto it = commit->tree.lower_bound(prefix); it != commit->tree.end() && it->first.rfind(prefix, 0) == 0; ++it) {
-    entries.push_back(BulkEntry{it->first, it->second.size, it->second.sha256, store_.objects().path_of(it->second.sha256), {}});
-    if (!store_.objects().contains(it->second.sha256)) {
+    auto local = store_.objects().local_path(it->second.sha256);
+    entries.push_back(BulkEntry{it->first, it->second.size, it->second.sha256, local.value_or(""), {}});
+    if (store_.objects().contains(it->second.sha256)) {
+      if (!local) {
+        // In an object store: read from it a window at a time.
+        entries.back().produce = [this, sha256 = it->second.sha256, size = it->second.size](
+                                     const std::function<bool(const char*, size_t)>& write) {
+          constexpr uint64_t kWindow = 4 << 20;
+          for (uint64_t offset = 0; offset < size; offset += kWindow) {
+            auto bytes = store_.objects().read(sha256, offset, std::min(kWindow, size - offset));
+            if (!bytes || bytes->size() != std::min(kWindow, size - offset) || !write(bytes->data(), bytes->size())) {
+              return false;
+            }
+          }
+          return true;
+        };
+      }
+    } else {
       // Uploaded through Xet: streamed from its xorbs.
       auto file = xet_file_of(it->second, false);
       if (!file || file->size != it->second.size) {

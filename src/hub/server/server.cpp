@@ -63,7 +63,7 @@ CoreOptions core_options(const ServerOptions& options) {
   core.keep_alive_timeout = std::chrono::seconds(options.keep_alive_timeout);
   core.body_min_rate = options.body_min_rate;
   core.body_timeout = std::chrono::seconds(options.body_timeout);
-  core.spool_dir = options.root / "tmp" / "bodies";
+  core.spool_dir = options.backend.root / "tmp" / "bodies";
   // Half the cores hold the connections (sendfile runs there too), the rest are the workers'.
   core.io_threads = std::clamp<size_t>(std::thread::hardware_concurrency() / 2, 2, 8);
   uint64_t open_files = raise_open_file_limit();
@@ -97,13 +97,10 @@ std::string default_public_url(const std::string& host, int port) {
 }  // namespace
 
 util::Status serve(const ServerOptions& options, const std::function<void(int port)>& on_listening) {
-  std::error_code ec;
-  std::filesystem::create_directories(options.root, ec);
-  if (ec) {
-    return util::Error(util::ErrorKind::io, "Cannot create hub root `" + options.root.string() + "`: " + ec.message());
-  }
+  auto backend = storage::open_backend(options.backend);
+  if (!backend) return std::move(backend).error();
   const HubLimits limits = options.limits;
-  auto service = std::make_shared<HubService>(options.root, limits);
+  auto service = std::make_shared<HubService>(options.backend.root, limits, backend->records.get(), backend->blobs);
 
   CoreHandlers handlers;
   handlers.check_head = [limits, service](const Request& request, Response& response) {

@@ -5,15 +5,19 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <string>
 
 #include "hub/server/service.h"
+#include "hub/storage/backend.h"
 #include "util/result.h"
 
 namespace kb::hub::server {
 
 struct ServerOptions {
-  std::filesystem::path root;
+  // The Hub's state: the directory `backend.root`, or (replicas) PostgreSQL and an object store,
+  // `backend.root` then being this replica's scratch (docs/hub-scale.md).
+  storage::BackendConfig backend;
   std::string host = "127.0.0.1";
   int port = 0;        // 0: pick a free port
   int threads = 64;    // most worker threads, i.e. requests processed at once (idle connections hold none)

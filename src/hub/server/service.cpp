@@ -1,10 +1,13 @@
 // Routing and access control of the Hub service.
 #include "hub/server/service.h"
 
+#include <nlohmann/json.hpp>
 #include <random>
+#include <utility>
 
 #include "hub/protocol/error_codes.h"
 #include "hub/server/http_support.h"
+#include "hub/storage/directory_records.h"
 #include "util/hash.h"
 
 namespace kb::hub::server {
@@ -52,8 +55,15 @@ std::pair<std::string, size_t> split_revision(const std::vector<std::string>& se
   return {head, first + 1};
 }
 
-HubService::HubService(std::filesystem::path root, HubLimits limits)
-    : limits_(limits), store_(root), accounts_(root), usage_(root), benchmarks_(root) {}
+HubService::HubService(std::filesystem::path root, HubLimits limits, storage::RecordStore* records,
+                       std::shared_ptr<storage::BlobStore> blobs)
+    : limits_(limits),
+      owned_records_(records ? nullptr : std::make_unique<storage::DirectoryRecords>(root)),
+      records_(records ? *records : *owned_records_),
+      store_(records_, root, std::move(blobs)),
+      accounts_(records_),
+      usage_(records_),
+      benchmarks_(records_) {}
 
 bool HubService::caller_of(const Request& request, Response& response,
                            std::optional<storage::User>& caller) {
@@ -239,11 +249,80 @@ void HubService::handle_delete(const Request& request, Response& response) {
   reply_error(response, 404, "", "Not found");
 }
 
+namespace {
+
+// Over a shared record store (replicas behind a load balancer) a ticket is a record, so the replica
+// that receives the PUT or the verify need not be the one whose lfs_batch issued it. Its expiry is
+// then wall-clock time (replicas share no steady clock).
+std::string ticket_record(const std::string& id) { return "upload-tickets/" + id + ".json"; }
+
+}  // namespace
+
+std::string HubService::ticket_text(const UploadTicket& ticket, int64_t expires) {
+  nlohmann::json doc = {{"format", 1},
+                        {"sha256", ticket.sha256},
+                        {"size", ticket.size},
+                        {"type", ticket.repo.type},
+                        {"namespace", ticket.repo.name_space},
+                        {"name", ticket.repo.name},
+                        {"user", ticket.user},
+                        {"expires", expires},
+                        {"in_use", ticket.in_use},
+                        {"uploaded", ticket.uploaded},
+                        {"member", ticket.member}};
+  return doc.dump();
+}
+
+std::optional<std::pair<HubService::UploadTicket, int64_t>> HubService::parse_ticket(const std::string& text) {
+  auto doc = nlohmann::json::parse(text, nullptr, false);
+  if (!doc.is_object() || doc.value("format", 0) != 1) return std::nullopt;
+  UploadTicket ticket;
+  try {
+    ticket.sha256 = doc.at("sha256").get<std::string>();
+    ticket.size = doc.at("size").get<uint64_t>();
+    ticket.repo = storage::RepoId{doc.at("type").get<std::string>(), doc.at("namespace").get<std::string>(),
+                                  doc.at("name").get<std::string>()};
+    ticket.user = doc.at("user").get<std::string>();
+    ticket.in_use = doc.at("in_use").get<bool>();
+    ticket.uploaded = doc.at("uploaded").get<bool>();
+    ticket.member = doc.at("member").get<bool>();
+    return std::make_pair(std::move(ticket), doc.at("expires").get<int64_t>());
+  } catch (const nlohmann::json::exception&) {
+    return std::nullopt;
+  }
+}
+
+std::optional<std::pair<HubService::UploadTicket, int64_t>> HubService::read_shared_ticket(const std::string& id) {
+  if (id.size() != 64 || id.find_first_not_of("0123456789abcdef") != std::string::npos) return std::nullopt;
+  auto text = records_.read(ticket_record(id));
+  if (!text || !*text) return std::nullopt;
+  auto parsed = parse_ticket(**text);
+  if (!parsed || parsed->second < unix_now()) return std::nullopt;
+  return parsed;
+}
+
+// Changes a shared ticket under its lock: `change` says whether to write it back.
+std::optional<HubService::UploadTicket> HubService::update_shared_ticket(
+    const std::string& id, const std::function<bool(UploadTicket&)>& change) {
+  auto lock = records_.lock(ticket_record(id));
+  if (!lock) return std::nullopt;
+  auto parsed = read_shared_ticket(id);
+  if (!parsed || !change(parsed->first)) return std::nullopt;
+  if (!records_.write(ticket_record(id), ticket_text(parsed->first, parsed->second))) return std::nullopt;
+  if (!(*lock)->release()) return std::nullopt;
+  return parsed->first;
+}
+
 std::string HubService::issue_ticket(UploadTicket ticket) {
   std::random_device device;
   std::string raw;
   for (int i = 0; i < 8; ++i) raw += std::to_string(device()) + "-";
   std::string id = util::sha256_hex(raw + ticket.sha256);
+  if (records_.shared()) {
+    // A failed write leaves an unknown ticket: the PUT is refused and the client asks again.
+    (void)records_.write(ticket_record(id), ticket_text(ticket, unix_now() + 3600));
+    return id;
+  }
   std::lock_guard<std::mutex> guard(tickets_guard_);
   auto now = std::chrono::steady_clock::now();
   for (auto it = tickets_.begin(); it != tickets_.end();) {
@@ -255,6 +334,13 @@ std::string HubService::issue_ticket(UploadTicket ticket) {
 }
 
 std::optional<HubService::UploadTicket> HubService::claim_ticket(const std::string& ticket) {
+  if (records_.shared()) {
+    return update_shared_ticket(ticket, [](UploadTicket& held) {
+      if (held.in_use || held.uploaded) return false;
+      held.in_use = true;
+      return true;
+    });
+  }
   std::lock_guard<std::mutex> guard(tickets_guard_);
   auto it = tickets_.find(ticket);
   if (it == tickets_.end() || it->second.expires < std::chrono::steady_clock::now() || it->second.in_use ||
@@ -266,11 +352,23 @@ std::optional<HubService::UploadTicket> HubService::claim_ticket(const std::stri
 }
 
 void HubService::release_ticket(const std::string& ticket) {
+  if (records_.shared()) {
+    update_shared_ticket(ticket, [](UploadTicket& held) { return std::exchange(held.in_use, false); });
+    return;
+  }
   std::lock_guard<std::mutex> guard(tickets_guard_);
   if (auto it = tickets_.find(ticket); it != tickets_.end()) it->second.in_use = false;
 }
 
 void HubService::finish_ticket(const std::string& ticket) {
+  if (records_.shared()) {
+    update_shared_ticket(ticket, [](UploadTicket& held) {
+      held.in_use = false;
+      held.uploaded = true;
+      return true;
+    });
+    return;
+  }
   std::lock_guard<std::mutex> guard(tickets_guard_);
   if (auto it = tickets_.find(ticket); it != tickets_.end()) {
     it->second.in_use = false;
@@ -279,6 +377,11 @@ void HubService::finish_ticket(const std::string& ticket) {
 }
 
 std::optional<HubService::UploadTicket> HubService::find_ticket(const std::string& ticket) {
+  if (records_.shared()) {
+    auto parsed = read_shared_ticket(ticket);
+    if (!parsed) return std::nullopt;
+    return parsed->first;
+  }
   std::lock_guard<std::mutex> guard(tickets_guard_);
   auto it = tickets_.find(ticket);
   if (it == tickets_.end() || it->second.expires < std::chrono::steady_clock::now()) return std::nullopt;

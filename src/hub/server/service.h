@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -53,7 +54,11 @@ struct RepoRequest {
 
 class HubService {
  public:
-  HubService(std::filesystem::path root, HubLimits limits);
+  // Records in `records` (which outlives the service; backend.h), or, without it, the directory
+  // back end over `root`. Blobs (file bodies, xorbs) under `root`, or in `blobs` (an object store:
+  // downloads are then redirected to it with presigned URLs where it has them).
+  HubService(std::filesystem::path root, HubLimits limits, storage::RecordStore* records = nullptr,
+             std::shared_ptr<storage::BlobStore> blobs = nullptr);
 
   // The base of every absolute URL the service returns ("http://hub.example:8000"), from
   // configuration only: the Host header of a request is never used.
@@ -140,6 +145,10 @@ class HubService {
   void xet_resolve_headers(const Request& request, Response& response, const RepoRequest& target,
                            const std::string& commit, const storage::TreeEntry& entry);
   void serve_xet_content(Response& response, const std::string& path, const storage::TreeEntry& entry);
+  void serve_object_bytes(Response& response, const storage::TreeEntry& entry, uint64_t stored_size);
+  // How long a presigned object-store URL handed to a client stays valid (resolve's redirect,
+  // the xorb URLs of a Xet reconstruction): long enough to start and finish a download.
+  static constexpr int64_t kPresignedUrlLifetime = 600;  // seconds
   // Size of the content with this SHA-256, in the object store or in Xet storage.
   std::optional<uint64_t> stored_content_size(const std::string& sha256);
 
@@ -190,11 +199,21 @@ class HubService {
   // For a PUT: the ticket if it is valid, unused and not in use (then marked in use).
   std::optional<UploadTicket> claim_ticket(const std::string& ticket);
   void release_ticket(const std::string& ticket);  // the PUT failed: may be retried
+  // A ticket's record (expiry in unix seconds), and the ticket and expiry a record holds.
+  static std::string ticket_text(const UploadTicket& ticket, int64_t expires);
+  static std::optional<std::pair<UploadTicket, int64_t>> parse_ticket(const std::string& text);
+  // Tickets as records of a shared store (replicas): read (nullopt when unknown or expired), and
+  // changed under the ticket's lock.
+  std::optional<std::pair<UploadTicket, int64_t>> read_shared_ticket(const std::string& id);
+  std::optional<UploadTicket> update_shared_ticket(const std::string& id,
+                                                  const std::function<bool(UploadTicket&)>& change);
   void finish_ticket(const std::string& ticket);   // the PUT succeeded: verify only
   std::optional<UploadTicket> find_ticket(const std::string& ticket);
 
   HubLimits limits_;
   std::string public_url_;
+  std::unique_ptr<storage::RecordStore> owned_records_;  // the directory back end, without `records`
+  storage::RecordStore& records_;
   storage::RepoStore store_;
   storage::Accounts accounts_;
   storage::UsageLedger usage_;

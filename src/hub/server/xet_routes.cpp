@@ -67,7 +67,7 @@ uint64_t post_body_limit(const HubLimits& limits, const std::string& target) {
 const XetCredentials* HubService::xet_credentials(Response& response) {
   std::lock_guard<std::mutex> guard(xet_guard_);
   if (!xet_credentials_) {
-    auto opened = XetCredentials::open(store_.root());
+    auto opened = XetCredentials::open(store_.records());
     if (!opened) {
       reply_error(response, 500, "", opened.error().message);
       return nullptr;
@@ -459,6 +459,12 @@ void HubService::xet_reconstruction(const Request& request, Response& response,
   if (!credentials) return;
   int64_t expires = unix_now() + kXorbUrlLifetime;
   auto url = [&](const xet::MerkleHash& hash, std::span<const xet::FetchRange> ranges) {
+    // In an object store, the client reads the xorb from there (it sends a Range header): a
+    // presigned URL, handed out after this grant was checked.
+    if (auto presigned = store_.xet().blobs().presigned_get(storage::XetStore::xorb_key(xet::hash_to_string(hash)),
+                                                            std::chrono::seconds(kPresignedUrlLifetime))) {
+      return *presigned;
+    }
     XorbRangeGrant signed_ranges{xet::hash_to_string(hash), {}, expires, grant->repo, grant->user};
     for (const auto& r : ranges) signed_ranges.ranges.emplace_back(r.byte_start, r.byte_end);
     return public_url_ + kCasPrefix + "/data/" + signed_ranges.xorb + "?" + credentials->sign_range(signed_ranges);
@@ -482,10 +488,20 @@ void HubService::xet_xorb_data(const Request& request, Response& response, const
   if (!xet_access_holds(grant->user, grant->repo, XetScope::read, false) || !store_.owns(grant->repo, xorb)) {
     return reply_error(response, 403, "", "Xorb URL of a repository its user may no longer read");
   }
-  auto file = std::make_shared<OpenFile>(store_.xet().xorb_path(xorb));
-  struct stat info {};
-  if (file->fd < 0 || ::fstat(file->fd, &info) != 0) return reply_error(response, 404, "", "Xorb not found");
-  uint64_t size = static_cast<uint64_t>(info.st_size);
+  std::string key = storage::XetStore::xorb_key(xorb);
+  auto local = store_.xet().blobs().local_path(key);
+  std::shared_ptr<OpenFile> file;
+  uint64_t size = 0;
+  if (local) {
+    file = std::make_shared<OpenFile>(*local);
+    struct stat info {};
+    if (file->fd < 0 || ::fstat(file->fd, &info) != 0) return reply_error(response, 404, "", "Xorb not found");
+    size = static_cast<uint64_t>(info.st_size);
+  } else {
+    auto stored = store_.xet().blobs().size(key);
+    if (!stored || !stored->has_value()) return reply_error(response, 404, "", "Xorb not found");
+    size = **stored;
+  }
   if (request.ranges.empty()) return reply_error(response, 416, "", "A Range header within the signed ranges is required");
   for (auto [from, to] : request.ranges) {
     if (from < 0 || to < from || static_cast<uint64_t>(to) >= size ||
@@ -498,6 +514,15 @@ void HubService::xet_xorb_data(const Request& request, Response& response, const
     return reply_error(response, 416, "", "At most " + std::to_string(kMaxByteRanges) + " ranges may be asked for at once");
   }
   // File bytes: the server core answers 206 with the requested ranges (docs/hub-security.md, "Ranges").
+  if (!file) {
+    response.set_file_content(size, "application/octet-stream",
+                              [this, key](size_t offset, size_t length, DataSink& sink) {
+                                auto bytes = store_.xet().blobs().read(key, offset, std::min<size_t>(length, 1 << 20));
+                                if (!bytes || bytes->empty()) return false;
+                                return sink.write(bytes->data(), bytes->size());
+                              });
+    return;
+  }
   response.set_file_content(size, "application/octet-stream",
                                 [file](size_t offset, size_t length, DataSink& sink) {
                                   std::string buffer(std::min<size_t>(length, 256 * 1024), '\0');
@@ -513,7 +538,7 @@ std::optional<storage::XetFile> HubService::xet_file_of(const storage::TreeEntry
     if (auto file = store_.xet().file(*hash)) return *file;
   }
   if (!import || !store_.objects().contains(entry.sha256)) return std::nullopt;
-  std::filesystem::path object = store_.objects().path_of(entry.sha256);
+  std::string object = storage::ObjectStore::key_of(entry.sha256);
   if (entry.size <= kSynchronousImport) {
     auto imported = store_.xet().import_file(object, entry.sha256);
     if (!imported) return std::nullopt;
@@ -555,12 +580,7 @@ void HubService::xet_resolve_headers(const Request& request, Response& response,
 }
 
 std::optional<uint64_t> HubService::stored_content_size(const std::string& sha256) {
-  if (store_.objects().contains(sha256)) {
-    std::error_code ec;
-    uint64_t size = std::filesystem::file_size(store_.objects().path_of(sha256), ec);
-    if (!ec) return size;
-    return std::nullopt;
-  }
+  if (auto size = store_.objects().size(sha256)) return size;
   if (auto hash = store_.xet().file_for_sha256(sha256)) {
     if (auto file = store_.xet().file(*hash)) return file->size;
   }

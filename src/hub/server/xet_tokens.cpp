@@ -12,6 +12,7 @@
 #include <openssl/hmac.h>
 #include <openssl/rand.h>
 
+#include "hub/storage/directory_records.h"
 #include "util/fs.h"
 #include "util/hash.h"
 #include "util/strings.h"
@@ -82,6 +83,29 @@ util::Result<XetCredentials> XetCredentials::open(const fs::path& root) {
                                                        std::to_string(kSecretSize) + " bytes long");
   }
   return XetCredentials(std::move(*secret));
+}
+
+util::Result<XetCredentials> XetCredentials::open(storage::RecordStore& records) {
+  if (auto* directory = dynamic_cast<storage::DirectoryRecords*>(&records)) return open(directory->root());
+  auto stored = records.read("xet/secret");
+  if (!stored) return std::move(stored).error();
+  if (!*stored) {
+    std::string secret(kSecretSize, '\0');
+    if (RAND_bytes(reinterpret_cast<unsigned char*>(secret.data()), static_cast<int>(secret.size())) != 1) {
+      return util::Error(util::ErrorKind::io, "Cannot generate the Xet secret");
+    }
+    // Of replicas starting together, the first to create it wins and all read that one.
+    auto created = records.create("xet/secret", secret);
+    if (!created) return std::move(created).error();
+    stored = records.read("xet/secret");
+    if (!stored) return std::move(stored).error();
+    if (!*stored) return util::Error(util::ErrorKind::io, "The Xet secret vanished after it was created");
+  }
+  if ((*stored)->size() != kSecretSize) {
+    return util::Error(util::ErrorKind::integrity,
+                       "Xet secret record `xet/secret` is not " + std::to_string(kSecretSize) + " bytes long");
+  }
+  return XetCredentials(std::move(**stored));
 }
 
 std::string XetCredentials::mac(std::string_view purpose, std::string_view message) const {

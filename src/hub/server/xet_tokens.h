@@ -46,8 +46,11 @@ struct XorbRangeGrant {
 
 class XetCredentials {
  public:
-  // Reads the Hub's secret, creating it first if needed.
+  // Reads the Hub's secret, creating it first if needed: <root>/xet/secret (mode 0600).
   static util::Result<XetCredentials> open(const std::filesystem::path& root);
+  // The same from the record xet/secret, which every replica sharing `records` reads, so a token
+  // one replica signed verifies on all (the directory back end: the file above, as before).
+  static util::Result<XetCredentials> open(storage::RecordStore& records);
 
   std::string issue(const XetGrant& grant) const;
   // The grant of a token this Hub issued and that has not expired at `now`; nothing otherwise.

@@ -1,44 +1,19 @@
 // Accounts file: load/save with a lock, token generation and lookups.
 #include "hub/storage/accounts.h"
 
-#include <fcntl.h>
-#include <sys/file.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <random>
 
 #include <nlohmann/json.hpp>
 
+#include "hub/storage/directory_records.h"
 #include "hub/storage/repo_store.h"
-#include "util/fs.h"
 #include "util/hash.h"
 
 namespace kb::hub::storage {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
-
-namespace {
-
-// Serializes administrative writers (separate processes) on the accounts file.
-class FileLock {
- public:
-  explicit FileLock(const fs::path& path) {
-    fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-    if (fd_ >= 0) ::flock(fd_, LOCK_EX);
-  }
-  ~FileLock() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  FileLock(const FileLock&) = delete;
-  FileLock& operator=(const FileLock&) = delete;
-
- private:
-  int fd_ = -1;
-};
-
-}  // namespace
 
 std::string new_token() {
   static const char alphabet[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
@@ -49,17 +24,17 @@ std::string new_token() {
   return token;
 }
 
-Accounts::Accounts(fs::path root) : file_(std::move(root) / "accounts.json") {}
+namespace {
 
-util::Result<AccountsSnapshot> Accounts::load() const {
+constexpr const char* kAccountsRecord = "accounts.json";
+constexpr const char* kAccountsLock = "accounts.lock";
+
+util::Result<AccountsSnapshot> parse_accounts(const std::string& text) {
   AccountsSnapshot snapshot;
-  std::error_code ec;
-  if (!fs::exists(file_, ec)) return snapshot;
-  auto text = util::read_file(file_);
-  if (!text) return text.error();
-  json doc = json::parse(*text, nullptr, false);
+  json doc = json::parse(text, nullptr, false);
   if (doc.is_discarded() || doc.value("format_version", 0) != kAccountsFormatVersion) {
-    return util::Error(util::ErrorKind::config, "Unsupported or corrupt accounts file `" + file_.string() + "`");
+    return util::Error(util::ErrorKind::config, std::string("Unsupported or corrupt accounts record `") +
+                                                    kAccountsRecord + "`");
   }
   const json empty = json::object();
   const json& org_list = doc.contains("orgs") && doc["orgs"].is_object() ? doc["orgs"] : empty;
@@ -75,6 +50,20 @@ util::Result<AccountsSnapshot> Accounts::load() const {
   return snapshot;
 }
 
+}  // namespace
+
+Accounts::Accounts(fs::path root)
+    : owned_records_(std::make_unique<DirectoryRecords>(std::move(root))), records_(owned_records_.get()) {}
+
+Accounts::Accounts(RecordStore& records) : records_(&records) {}
+
+util::Result<AccountsSnapshot> Accounts::load() const {
+  auto text = records_->read(kAccountsRecord);
+  if (!text) return std::move(text).error();
+  if (!*text) return AccountsSnapshot{};
+  return parse_accounts(**text);
+}
+
 util::Status Accounts::save(const AccountsSnapshot& snapshot) const {
   json orgs = json::object();
   for (const auto& [name, org] : snapshot.orgs) orgs[name] = {{"trusted", org.trusted}};
@@ -83,9 +72,7 @@ util::Status Accounts::save(const AccountsSnapshot& snapshot) const {
     users[name] = {{"orgs", user.orgs}, {"token_sha256", user.token_digests}};
   }
   json doc = {{"format_version", kAccountsFormatVersion}, {"orgs", orgs}, {"users", users}};
-  std::error_code ec;
-  fs::create_directories(file_.parent_path(), ec);
-  return util::write_file_atomic(file_, doc.dump(2) + "\n");
+  return records_->write(kAccountsRecord, doc.dump(2) + "\n");
 }
 
 template <typename Edit>
@@ -95,16 +82,17 @@ auto Accounts::edit_account(const std::string& name, bool org, Edit edit) {
     return Answer(util::Error(util::ErrorKind::usage, std::string("Invalid ") + (org ? "organization" : "user") +
                                                           " name `" + name + "`"));
   }
-  std::error_code ec;
-  fs::create_directories(file_.parent_path(), ec);
-  FileLock lock(file_.parent_path() / "accounts.lock");
+  auto held = records_->lock(kAccountsLock);
+  if (!held) return Answer(held.error());
   auto snapshot = load();
   if (!snapshot) return Answer(snapshot.error());
   if (org ? snapshot->users.count(name) > 0 : snapshot->orgs.count(name) > 0) {
     return Answer(util::Error(util::ErrorKind::usage,
                               "`" + name + "` is already " + (org ? "a user name" : "an organization name")));
   }
-  return edit(*snapshot);
+  Answer answer = edit(*snapshot);
+  if (auto released = (*held)->release(); !released && answer) return Answer(released.error());
+  return answer;
 }
 
 util::Status Accounts::add_org(const std::string& name, bool trusted) {
@@ -133,7 +121,8 @@ util::Result<std::string> Accounts::add_user(const std::string& name, const std:
 }
 
 util::Status Accounts::remove_from_orgs(const std::string& name, const std::vector<std::string>& orgs) {
-  FileLock lock(file_.parent_path() / "accounts.lock");
+  auto held = records_->lock(kAccountsLock);
+  if (!held) return std::move(held).error();
   auto snapshot = load();
   if (!snapshot) return std::move(snapshot).error();
   auto it = snapshot->users.find(name);
@@ -146,7 +135,8 @@ util::Status Accounts::remove_from_orgs(const std::string& name, const std::vect
     }
     user.orgs.erase(member);
   }
-  return save(*snapshot);
+  KB_TRY(save(*snapshot));
+  return (*held)->release();
 }
 
 std::optional<User> Accounts::user(const std::string& name) {
@@ -158,19 +148,18 @@ std::optional<User> Accounts::user(const std::string& name) {
 }
 
 void Accounts::refresh() {
-  std::error_code ec;
-  auto time = fs::last_write_time(file_, ec);
-  if (ec) {
+  auto text = records_->read(kAccountsRecord);
+  if (!text) return;  // unreadable now: the accounts as last read
+  if (loaded_ && *text == cached_text_) return;
+  if (!*text) {
     cached_ = {};
-    loaded_ = true;
+  } else if (auto snapshot = parse_accounts(**text)) {
+    cached_ = std::move(*snapshot);
+  } else {
     return;
   }
-  if (loaded_ && time == cached_time_) return;
-  if (auto snapshot = load()) {
-    cached_ = std::move(*snapshot);
-    cached_time_ = time;
-    loaded_ = true;
-  }
+  cached_text_ = std::move(*text);
+  loaded_ = true;
 }
 
 std::optional<User> Accounts::user_for_token(const std::string& token) {

@@ -1,15 +1,18 @@
-// Users, organizations and tokens of the Hub server, kept in <root>/accounts.json (versioned).
-// Only SHA-256 digests of tokens are stored, so the file never holds a usable secret. The server
-// re-reads the file when it changes, so `kernel-hub user add` works while a server runs.
+// Users, organizations and tokens of the Hub server, kept in the record accounts.json (versioned;
+// backend.h). Only SHA-256 digests of tokens are stored, so the record never holds a usable secret.
+// Every lookup reads the record and re-parses it when its bytes changed, so `kernel-hub user add`
+// works while a server runs, and an account changed through one replica is seen by all.
 #pragma once
 
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "hub/storage/backend.h"
 #include "util/result.h"
 
 namespace kb::hub::storage {
@@ -34,9 +37,12 @@ inline constexpr int kAccountsFormatVersion = 1;
 
 class Accounts {
  public:
+  // The directory back end: <root>/accounts.json.
   explicit Accounts(std::filesystem::path root);
+  // Records in `records`, which outlives this.
+  explicit Accounts(RecordStore& records);
 
-  // Administration (CLI). Both take the accounts file lock.
+  // Administration (CLI). Both take the accounts lock ("accounts.lock").
   util::Status add_org(const std::string& name, bool trusted);
   // Creates the user if needed, adds the orgs, and returns a fresh token.
   util::Result<std::string> add_user(const std::string& name, const std::vector<std::string>& orgs);
@@ -63,10 +69,11 @@ class Accounts {
   auto edit_account(const std::string& name, bool org, Edit edit);
   void refresh();
 
-  std::filesystem::path file_;
+  std::unique_ptr<RecordStore> owned_records_;  // the directory back end of Accounts(root)
+  RecordStore* records_;
   std::mutex guard_;
   AccountsSnapshot cached_;
-  std::filesystem::file_time_type cached_time_{};
+  std::optional<std::string> cached_text_;  // the record's bytes cached_ was parsed from
   bool loaded_ = false;
 };
 

@@ -30,6 +30,11 @@ namespace kb::hub::storage {
 class RecordLock {
  public:
   virtual ~RecordLock() = default;
+  // Releases the lock now (a second call does nothing). For the outermost lock of the database
+  // back end this commits what the thread wrote under it and says whether that worked: a writer
+  // whose change must be durable before it answers (a commit, a quota charge) calls it and
+  // returns its error; destruction releases too, but cannot report a failed commit.
+  virtual util::Status release() = 0;
 };
 
 // Paths are '/'-separated, relative, without "." or ".." segments or empty segments; every caller
@@ -96,5 +101,38 @@ class BlobStore {
   // are local, so put_file is a rename).
   virtual const std::filesystem::path& staging_dir() const = 0;
 };
+
+// Which back end a Hub runs on, as `kernel-hub serve` and `kernel-hub migrate` are told
+// (docs/hub-scale.md). Without `database` and `object_store` the Hub is the directory `root`;
+// with both it is PostgreSQL records plus S3 blobs, and `root` is only this machine's scratch
+// (staging of uploads, request bodies): replicas each have their own. With `object_store` alone
+// the records stay under `root` and the blobs (and downloads) go to the object store: one Hub.
+struct BackendConfig {
+  std::filesystem::path root;
+  std::string database;      // a libpq URI, e.g. postgresql://kb@127.0.0.1:5432/kernel_hub
+  std::string object_store;  // s3://BUCKET?endpoint=http://127.0.0.1:PORT&region=us-east-1
+  size_t connections = 16;   // database connections at most (one per worker thread in use)
+
+  // Records shared through a database: any number of replicas may serve this Hub.
+  bool replicated() const { return !database.empty(); }
+  // "directory `/srv/hub`", with the object store if any, or the database (without its password)
+  // and the object store.
+  std::string describe() const;
+};
+
+// One Hub's two stores, opened. The blobs are shared with what serves them (HubService).
+struct Backend {
+  std::unique_ptr<RecordStore> records;
+  std::shared_ptr<BlobStore> blobs;
+  std::string description;  // BackendConfig::describe()
+};
+
+// Checks the configuration (no database without an object store) without connecting.
+util::Status check_backend_config(const BackendConfig& config);
+
+// Opens the stores: creates the directory root, or connects to the database (creating its schema)
+// and checks that the bucket answers with the credentials of AWS_ACCESS_KEY_ID /
+// AWS_SECRET_ACCESS_KEY. Errors say which service failed, with a hint.
+util::Result<Backend> open_backend(const BackendConfig& config);
 
 }  // namespace kb::hub::storage

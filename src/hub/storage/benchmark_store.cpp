@@ -1,11 +1,11 @@
-// Benchmark run records on disk (see benchmark_store.h).
+// Benchmark run records in the Hub's RecordStore (see benchmark_store.h).
 #include "hub/storage/benchmark_store.h"
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
 #include <random>
 
-#include "util/fs.h"
+#include "hub/storage/directory_records.h"
 #include "util/hash.h"
 
 namespace kb::hub::storage {
@@ -17,9 +17,9 @@ namespace {
 
 constexpr size_t kIdLength = 20;
 
-util::Result<BenchmarkRecord> parse_record(const std::string& text, const fs::path& path) {
+util::Result<BenchmarkRecord> parse_record(const std::string& text, const std::string& path) {
   auto invalid = [&path](const std::string& why) {
-    return util::Error(util::ErrorKind::io, "Benchmark record `" + path.string() + "` is damaged: " + why);
+    return util::Error(util::ErrorKind::io, "Benchmark record `" + path + "` is damaged: " + why);
   };
   json doc = json::parse(text, nullptr, false);
   if (!doc.is_object() || doc.value("format", 0) != kBenchmarkRecordFormat) return invalid("unknown format");
@@ -48,10 +48,13 @@ util::Result<BenchmarkRecord> parse_record(const std::string& text, const fs::pa
 
 }  // namespace
 
-BenchmarkStore::BenchmarkStore(const fs::path& root) : dir_(root / "benchmarks") {}
+BenchmarkStore::BenchmarkStore(const fs::path& root)
+    : owned_records_(std::make_unique<DirectoryRecords>(root)), records_(*owned_records_) {}
 
-fs::path BenchmarkStore::repo_dir(const RepoId& repo) const {
-  return dir_ / (repo.type + "s") / repo.name_space / repo.name;
+BenchmarkStore::BenchmarkStore(RecordStore& records) : records_(records) {}
+
+std::string BenchmarkStore::repo_dir(const RepoId& repo) {
+  return "benchmarks/" + repo.type + "s/" + repo.name_space + "/" + repo.name;
 }
 
 bool BenchmarkStore::valid_id(const std::string& id) {
@@ -78,35 +81,30 @@ std::string BenchmarkStore::new_id() {
 util::Status BenchmarkStore::add(const RepoId& repo, const BenchmarkRecord& record) {
   if (!valid_id(record.id))
     return util::Error(util::ErrorKind::invalid, "Invalid benchmark run id `" + record.id + "`");
-  fs::path dir = repo_dir(repo);
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) return util::Error(util::ErrorKind::io, "Cannot create `" + dir.string() + "`: " + ec.message());
-  fs::path path = dir / (record.id + ".json");
-  if (fs::exists(path, ec)) return util::Error(util::ErrorKind::io, "Benchmark run `" + record.id + "` exists already");
-  KB_TRY(util::write_file_atomic(path, serialize(record)));
-  util::sync_directory(dir);
+  auto created = records_.create(relative_path(repo, record.id), serialize(record));
+  if (!created) return std::move(created).error();
+  if (!*created) return util::Error(util::ErrorKind::io, "Benchmark run `" + record.id + "` exists already");
   return {};
 }
 
 util::Result<std::vector<BenchmarkRecord>> BenchmarkStore::list(const RepoId& repo) const {
   std::vector<BenchmarkRecord> out;
-  fs::path dir = repo_dir(repo);
-  std::error_code ec;
-  if (!fs::is_directory(dir, ec)) return out;
-  for (const auto& entry : fs::directory_iterator(dir, ec)) {
-    std::string name = entry.path().filename().string();
-    // Only finished records: write_file_atomic's temporaries have other names.
+  std::string dir = repo_dir(repo);
+  auto names = records_.list(dir);
+  if (!names) return std::move(names).error();
+  for (const auto& name : *names) {
+    // Only finished records named by a run id.
     if (name.size() != kIdLength + 5 || name.substr(kIdLength) != ".json" || !valid_id(name.substr(0, kIdLength))) {
       continue;
     }
-    auto text = util::read_file(entry.path());
+    std::string path = dir + "/" + name;
+    auto text = records_.read(path);
     if (!text) return std::move(text).error();
-    auto record = parse_record(*text, entry.path());
+    if (!*text) continue;  // removed since it was listed
+    auto record = parse_record(**text, path);
     if (!record) return std::move(record).error();
     out.push_back(std::move(*record));
   }
-  if (ec) return util::Error(util::ErrorKind::io, "Cannot list `" + dir.string() + "`: " + ec.message());
   std::sort(out.begin(), out.end(), [](const BenchmarkRecord& a, const BenchmarkRecord& b) {
     return std::tie(a.uploaded_at, a.id) < std::tie(b.uploaded_at, b.id);
   });
@@ -115,18 +113,17 @@ util::Result<std::vector<BenchmarkRecord>> BenchmarkStore::list(const RepoId& re
 
 util::Result<std::optional<BenchmarkRecord>> BenchmarkStore::get(const RepoId& repo, const std::string& id) const {
   if (!valid_id(id)) return std::optional<BenchmarkRecord>();
-  fs::path path = repo_dir(repo) / (id + ".json");
-  std::error_code ec;
-  if (!fs::exists(path, ec)) return std::optional<BenchmarkRecord>();
-  auto text = util::read_file(path);
+  std::string path = relative_path(repo, id);
+  auto text = records_.read(path);
   if (!text) return std::move(text).error();
-  auto record = parse_record(*text, path);
+  if (!*text) return std::optional<BenchmarkRecord>();
+  auto record = parse_record(**text, path);
   if (!record) return std::move(record).error();
   return std::optional<BenchmarkRecord>(std::move(*record));
 }
 
 std::string BenchmarkStore::relative_path(const RepoId& repo, const std::string& id) {
-  return "benchmarks/" + repo.type + "s/" + repo.name_space + "/" + repo.name + "/" + id + ".json";
+  return repo_dir(repo) + "/" + id + ".json";
 }
 
 util::Result<bool> BenchmarkStore::set_hidden(const RepoId& repo, const std::string& id, bool hidden) {
@@ -134,19 +131,17 @@ util::Result<bool> BenchmarkStore::set_hidden(const RepoId& repo, const std::str
   if (!record) return std::move(record).error();
   if (!*record) return false;
   (*record)->hidden = hidden;
-  KB_TRY(util::write_file_atomic(repo_dir(repo) / (id + ".json"), serialize(**record)));
+  KB_TRY(records_.write(relative_path(repo, id), serialize(**record)));
   return true;
 }
 
 util::Result<bool> BenchmarkStore::remove(const RepoId& repo, const std::string& id) {
   if (!valid_id(id)) return false;
-  fs::path path = repo_dir(repo) / (id + ".json");
-  std::error_code ec;
-  if (!fs::remove(path, ec)) {
-    if (ec) return util::Error(util::ErrorKind::io, "Cannot remove `" + path.string() + "`: " + ec.message());
-    return false;
-  }
-  util::sync_directory(path.parent_path());
+  std::string path = relative_path(repo, id);
+  auto exists = records_.exists(path);
+  if (!exists) return std::move(exists).error();
+  if (!*exists) return false;
+  KB_TRY(records_.remove(path));
   return true;
 }
 

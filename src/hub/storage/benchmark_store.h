@@ -1,6 +1,6 @@
 // Benchmark runs uploaded to kernel-hub (docs/hub-benchmarks.md), one record per run under
-// <root>/benchmarks/<type>s/<namespace>/<name>/<id>.json, each written atomically (temp + fsync
-// + rename). A record holds the run document as the server validated and rendered it
+// benchmarks/<type>s/<namespace>/<name>/<id>.json of the Hub's RecordStore (backend.h; in the
+// directory back end that file under the root, written atomically). A record holds the run document as the server validated and rendered it
 // (hub/protocol/benchmark_run.h) plus who uploaded it, when, the commit its revision resolved to,
 // whether the uploader was an outsider (not a member of the repository's namespace) and whether
 // the repository's owners hid it; hiding is the only change a record sees, and owners may delete
@@ -9,10 +9,12 @@
 #pragma once
 
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "hub/storage/backend.h"
 #include "hub/storage/repo_store.h"
 #include "util/result.h"
 
@@ -32,7 +34,10 @@ struct BenchmarkRecord {
 
 class BenchmarkStore {
  public:
+  // The directory back end over `root`.
   explicit BenchmarkStore(const std::filesystem::path& root);
+  // Records in `records` (which outlives the store).
+  explicit BenchmarkStore(RecordStore& records);
 
   // A new random run id (20 lowercase hex digits), and whether a text is one.
   static std::string new_id();
@@ -55,8 +60,9 @@ class BenchmarkStore {
   static std::string relative_path(const RepoId& repo, const std::string& id);
 
  private:
-  std::filesystem::path repo_dir(const RepoId& repo) const;
-  std::filesystem::path dir_;
+  static std::string repo_dir(const RepoId& repo);
+  std::unique_ptr<RecordStore> owned_records_;  // the directory back end of BenchmarkStore(root)
+  RecordStore& records_;
 };
 
 }  // namespace kb::hub::storage

@@ -1,7 +1,6 @@
 // Object store implementation: hashing, atomic placement, lookups.
 #include "hub/storage/object_store.h"
 
-#include <fcntl.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -25,44 +24,47 @@ bool is_hex64(const std::string& text) {
   return true;
 }
 
-void fsync_path(const fs::path& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd >= 0) {
-    ::fsync(fd);
-    ::close(fd);
-  }
-}
-
 }  // namespace
 
-ObjectStore::ObjectStore(fs::path root) : root_(std::move(root)) {
-  std::error_code ec;
-  fs::create_directories(root_ / "objects", ec);
-  fs::create_directories(root_ / "tmp", ec);
+ObjectStore::ObjectStore(BlobStore& blobs) : blobs_(blobs) {}
+
+std::string ObjectStore::key_of(const std::string& sha256) { return "objects/" + sha256.substr(0, 2) + "/" + sha256; }
+
+std::optional<uint64_t> ObjectStore::size(const std::string& sha256) const {
+  if (!is_hex64(sha256)) return std::nullopt;
+  auto size = blobs_.size(key_of(sha256));
+  if (!size) return std::nullopt;
+  return *size;
 }
 
-fs::path ObjectStore::path_of(const std::string& sha256) const {
-  return root_ / "objects" / sha256.substr(0, 2) / sha256;
-}
+bool ObjectStore::contains(const std::string& sha256) const { return size(sha256).has_value(); }
 
-bool ObjectStore::contains(const std::string& sha256) const {
-  if (!is_hex64(sha256)) return false;
-  std::error_code ec;
-  return fs::is_regular_file(path_of(sha256), ec);
+util::Result<std::string> ObjectStore::read(const std::string& sha256, uint64_t offset, uint64_t length) const {
+  if (!is_hex64(sha256)) return util::Error(util::ErrorKind::not_found, "No object `" + sha256 + "`");
+  return blobs_.read(key_of(sha256), offset, length);
 }
 
 util::Status ObjectStore::remove(const std::string& sha256) {
   if (!is_hex64(sha256)) return {};
-  std::error_code ec;
-  fs::remove(path_of(sha256), ec);
-  if (ec) return util::Error(util::ErrorKind::io, "Cannot remove object " + sha256 + ": " + ec.message());
+  auto removed = blobs_.remove(key_of(sha256));
+  if (!removed) return removed.error().context("Cannot remove object " + sha256);
   return {};
+}
+
+std::optional<fs::path> ObjectStore::local_path(const std::string& sha256) const {
+  if (!is_hex64(sha256)) return std::nullopt;
+  return blobs_.local_path(key_of(sha256));
+}
+
+std::optional<std::string> ObjectStore::presigned_get(const std::string& sha256, std::chrono::seconds ttl) const {
+  if (!is_hex64(sha256)) return std::nullopt;
+  return blobs_.presigned_get(key_of(sha256), ttl);
 }
 
 fs::path ObjectStore::new_temp_path() const {
   static std::atomic<uint64_t> counter{0};
   thread_local std::mt19937_64 random{std::random_device{}()};
-  return root_ / "tmp" /
+  return blobs_.staging_dir() /
          ("obj-" + std::to_string(::getpid()) + "-" + std::to_string(counter++) + "-" +
           std::to_string(random()));
 }
@@ -73,10 +75,7 @@ util::Result<ObjectInfo> ObjectStore::put_bytes(std::string_view content) {
   info.git_oid = util::git_blob_sha1(content);
   info.size = content.size();
   if (contains(info.sha256)) return info;
-  fs::path final_path = path_of(info.sha256);
-  std::error_code ec;
-  fs::create_directories(final_path.parent_path(), ec);
-  KB_TRY(util::write_file_atomic(final_path, content));
+  KB_TRY(blobs_.put(key_of(info.sha256), content));
   return info;
 }
 
@@ -110,12 +109,8 @@ util::Result<ObjectInfo> ObjectStore::put_file(const fs::path& temp_file,
     fs::remove(temp_file, ec);
     return info;
   }
-  fs::path final_path = path_of(info.sha256);
-  fs::create_directories(final_path.parent_path(), ec);
-  fsync_path(temp_file);
-  fs::rename(temp_file, final_path, ec);
-  if (ec) return util::Error(util::ErrorKind::io, "Cannot store object: " + ec.message());
-  util::sync_directory(final_path.parent_path());
+  auto stored = blobs_.put_file(key_of(info.sha256), temp_file);
+  if (!stored) return stored.error().context("Cannot store object " + info.sha256);
   return info;
 }
 

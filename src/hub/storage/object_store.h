@@ -1,13 +1,16 @@
-// Content-addressed blob storage of the Hub server: every file body (regular or LFS) is stored
-// once under objects/<sha256[0:2]>/<sha256>, written to a temporary file, fsynced and renamed,
-// so a crash never leaves a partial object under its final name.
+// Content-addressed storage of file bodies (regular or LFS): each is stored once, as the blob
+// objects/<sha256[0:2]>/<sha256> of the Hub's BlobStore (backend.h: files under the root, or an
+// object store), which never leaves a partial blob under its key.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 
+#include "hub/storage/backend.h"
 #include "util/result.h"
 
 namespace kb::hub::storage {
@@ -21,7 +24,7 @@ struct ObjectInfo {
 
 class ObjectStore {
  public:
-  explicit ObjectStore(std::filesystem::path root);
+  explicit ObjectStore(BlobStore& blobs);
 
   // Stores bytes held in memory (regular files from ndjson commits).
   util::Result<ObjectInfo> put_bytes(std::string_view content);
@@ -31,14 +34,25 @@ class ObjectStore {
                                     const std::string& expected_sha256);
 
   bool contains(const std::string& sha256) const;
+  // Size of a stored body; nullopt when absent (or when the store cannot be read).
+  std::optional<uint64_t> size(const std::string& sha256) const;
+  // Bytes [offset, offset + length) of a stored body, clamped to it.
+  util::Result<std::string> read(const std::string& sha256, uint64_t offset, uint64_t length) const;
   // Removes a stored body (no-op if absent).
   util::Status remove(const std::string& sha256);
-  std::filesystem::path path_of(const std::string& sha256) const;
-  // A unique path in the store's temp folder (same filesystem, so rename is atomic).
+  // The blob key of a body: objects/<sha256[0:2]>/<sha256>.
+  static std::string key_of(const std::string& sha256);
+  // A local file holding the body (the directory store), served with the kernel's help.
+  std::optional<std::filesystem::path> local_path(const std::string& sha256) const;
+  // A URL any client may GET the body from for `ttl` (an object store), or nullopt.
+  std::optional<std::string> presigned_get(const std::string& sha256, std::chrono::seconds ttl) const;
+  // A unique path in the store's staging folder (for the directory store the same file system,
+  // so storing it is a rename).
   std::filesystem::path new_temp_path() const;
+  BlobStore& blobs() const { return blobs_; }
 
  private:
-  std::filesystem::path root_;
+  BlobStore& blobs_;
 };
 
 }  // namespace kb::hub::storage

@@ -6,11 +6,8 @@
 #include "hub/storage/repo_store_internal.h"
 #include "hub/storage/revisions.h"
 #include "hub/storage/storage_errors.h"
-#include "util/fs.h"
 
 namespace kb::hub::storage {
-
-namespace fs = std::filesystem;
 
 namespace {
 
@@ -35,9 +32,10 @@ util::Result<std::string> RepoStore::write_commit(const RepoId& repo, const Comm
                                                  const ChargeRecord& charge) {
   std::string snapshot = serialize_commit(commit);
   std::string id = commit_id(snapshot);
-  fs::path path = repo_dir(repo) / "commits" / id;
-  std::error_code ec;
-  if (fs::exists(path, ec)) return id;
+  std::string path = relative(repo, "commits/" + id);
+  auto exists = records_->exists(path);
+  if (!exists) return storage_failure(std::move(exists).error());
+  if (*exists) return id;
   // A delta while the deltas since the last snapshot stay lighter than a snapshot and the chain
   // stays short enough to load quickly (commit.h); a snapshot otherwise.
   std::string bytes = snapshot;
@@ -55,30 +53,30 @@ util::Result<std::string> RepoStore::write_commit(const RepoId& repo, const Comm
     }
   }
   if (charge) KB_TRY(charge(record_key(relative(repo, "commits/" + id)), bytes.size()));
-  fs::create_directories(path.parent_path(), ec);
-  auto stored = util::write_file_atomic(path, bytes);
-  if (!stored) return storage_failure(stored.error().message);
+  auto stored = records_->write(path, bytes);
+  if (!stored) return storage_failure(stored.error());
   // The next commit starts from this one: kept, so it is not rebuilt from its records.
   std::lock_guard<std::mutex> guard(cache_guard_);
   if (commit_cache_.size() > 256) commit_cache_.clear();
-  commit_cache_[repo_dir(repo).string() + "#" + id] = std::move(written);
+  commit_cache_[relative(repo, "#") + id] = std::move(written);
   return id;
 }
 
 util::Result<CommitRecord> RepoStore::read_record(const RepoId& repo, const std::string& id) const {
   if (!is_commit_id(id)) return revision_not_found("Invalid rev id: " + id);
-  auto bytes = util::read_file(repo_dir(repo) / "commits" / id);
-  if (!bytes) return revision_not_found("Invalid rev id: " + id);
-  auto record = parse_commit_record(*bytes);
+  auto bytes = records_->read(relative(repo, "commits/" + id));
+  if (!bytes) return storage_failure(std::move(bytes).error());
+  if (!*bytes) return revision_not_found("Invalid rev id: " + id);
+  auto record = parse_commit_record(**bytes);
   if (!record) return storage_failure("Commit " + id + " is corrupt: " + record.error().message);
-  if (record->snapshot && commit_id(*bytes) != id) return storage_failure("Commit " + id + " is corrupt");
+  if (record->snapshot && commit_id(**bytes) != id) return storage_failure("Commit " + id + " is corrupt");
   return record;
 }
 
 // Reads records from `id` back to a snapshot or a cached commit (at most kMaxDeltaDepth), then
 // applies the deltas forwards; the result must hash to `id`, so a damaged record is never served.
 util::Result<RepoStore::CachedCommit> RepoStore::load_cached(const RepoId& repo, const std::string& id) const {
-  std::string prefix = repo_dir(repo).string() + "#";
+  std::string prefix = relative(repo, "#");
   auto cached = [&](const std::string& commit) -> std::optional<CachedCommit> {
     std::lock_guard<std::mutex> guard(cache_guard_);
     if (auto it = commit_cache_.find(prefix + commit); it != commit_cache_.end()) return it->second;
@@ -131,10 +129,9 @@ util::Result<std::shared_ptr<const Commit>> RepoStore::load_commit(const RepoId&
 util::Result<CommitResult> RepoStore::commit(const RepoId& repo, const CommitRequest& request) {
   auto info = repo_info(repo);
   if (!info.ok()) return info.error();
-  fs::path dir = repo_dir(repo);
-  WriteLock lock(repo_mutex(dir.string()), dir / "lock");
-  if (!lock.ok()) return storage_failure("Cannot lock repository");
-  auto current = read_refs(dir);
+  auto held = lock_repo(repo);
+  if (!held) return std::move(held).error();
+  auto current = read_refs(repo);
   if (!current.ok()) return current.error();
   std::optional<int> target_pr = pr_number(request.revision);
   std::string head;
@@ -189,7 +186,7 @@ util::Result<CommitResult> RepoStore::commit(const RepoId& repo, const CommitReq
   // objects its repository does not own.
   {
     auto guard = object_guard();
-    if (auto s = ownership_.add(key(repo), added); !s) return storage_failure(s.error().message);
+    if (auto s = ownership_.add(key(repo), added); !s) return storage_failure(s.error());
     // An object whose last owner was deleted in the meantime is gone: refuse, never reference it.
     for (const auto& sha : added) {
       if (!objects_.contains(sha) && !xet_.file_for_sha256(sha)) {
@@ -201,7 +198,7 @@ util::Result<CommitResult> RepoStore::commit(const RepoId& repo, const CommitReq
   if (!id.ok()) return id.error();
   CommitResult result{*id, std::nullopt};
   if (request.create_pr) {
-    auto all = read_discussions(dir);
+    auto all = read_discussions(repo);
     if (!all.ok()) return all.error();
     int number = next_number(*current, *all);
     // The record first: a crash before the ref switch leaves a pull request without a ref,
@@ -211,7 +208,7 @@ util::Result<CommitResult> RepoStore::commit(const RepoId& repo, const CommitReq
         summary.size() < request.message.size() ? request.message.substr(std::min(request.message.size(), summary.size() + 2)) : "";
     Discussion opened{number, true, request.author, summary, description, "open", next.time,
                       branch_name(request.revision)};
-    KB_TRY(write_discussion(dir, opened, record_key(relative(repo, "discussions/" + std::to_string(number) + ".json")),
+    KB_TRY(write_discussion(repo, opened, record_key(relative(repo, "discussions/" + std::to_string(number) + ".json")),
                             request.charge));
     current->pull_requests[number] = *id;
     result.pull_request = number;
@@ -221,7 +218,9 @@ util::Result<CommitResult> RepoStore::commit(const RepoId& repo, const CommitReq
     current->branches[branch_name(request.revision)] = *id;
   }
   // The ref switch is the single atomic step that publishes the commit.
-  if (auto s = write_refs(dir, *current); !s) return storage_failure(s.error().message);
+  if (auto s = write_refs(repo, *current); !s) return storage_failure(s.error());
+  // In the database back end, the commit record, the owned objects and the ref commit together here.
+  if (auto s = (*held)->release(); !s) return storage_failure(s.error());
   return result;
 }
 

@@ -8,11 +8,9 @@
 
 #include "hub/storage/repo_store_internal.h"
 #include "hub/storage/storage_errors.h"
-#include "util/fs.h"
 
 namespace kb::hub::storage {
 
-namespace fs = std::filesystem;
 using nlohmann::json;
 
 namespace {
@@ -40,12 +38,14 @@ std::optional<int> record_number(const std::string& name) {
 
 }  // namespace
 
-// One file per discussion (discussions/<n>.json), written once; the single discussions.json of
+// One record per discussion (discussions/<n>.json), written once; the single discussions.json of
 // older roots is read first, so their discussions keep their numbers.
-util::Result<std::map<int, Discussion>> RepoStore::read_discussions(const fs::path& dir) {
+util::Result<std::map<int, Discussion>> RepoStore::read_discussions(const RepoId& repo) const {
   std::map<int, Discussion> all;
-  if (auto text = util::read_file(dir / "discussions.json")) {
-    json doc = json::parse(*text, nullptr, false);
+  auto legacy = records_->read(relative(repo, "discussions.json"));
+  if (!legacy) return storage_failure(std::move(legacy).error());
+  if (*legacy) {
+    json doc = json::parse(**legacy, nullptr, false);
     if (doc.is_discarded() || doc.value("format_version", 0) != 1 || !doc.contains("discussions")) {
       return storage_failure("Corrupt discussions file");
     }
@@ -54,13 +54,14 @@ util::Result<std::map<int, Discussion>> RepoStore::read_discussions(const fs::pa
       all[num] = discussion_of(num, d);
     }
   }
-  std::error_code ec;
-  for (const auto& file : fs::directory_iterator(dir / "discussions", ec)) {
-    auto number = record_number(file.path().filename().string());
-    if (!number) continue;  // write_file_atomic's temporaries
-    auto text = util::read_file(file.path());
-    if (!text) return storage_failure("Cannot read discussion #" + std::to_string(*number));
-    json doc = json::parse(*text, nullptr, false);
+  auto names = records_->list(relative(repo, "discussions"));
+  if (!names) return storage_failure(std::move(names).error());
+  for (const auto& name : *names) {
+    auto number = record_number(name);
+    if (!number) continue;
+    auto text = records_->read(relative(repo, "discussions/" + name));
+    if (!text || !*text) return storage_failure("Cannot read discussion #" + std::to_string(*number));
+    json doc = json::parse(**text, nullptr, false);
     if (doc.is_discarded() || doc.value("format_version", 0) != 1) {
       return storage_failure("Corrupt discussion file #" + std::to_string(*number));
     }
@@ -69,17 +70,15 @@ util::Result<std::map<int, Discussion>> RepoStore::read_discussions(const fs::pa
   return all;
 }
 
-util::Status RepoStore::write_discussion(const fs::path& dir, const Discussion& d, const std::string& key,
+util::Status RepoStore::write_discussion(const RepoId& repo, const Discussion& d, const std::string& key,
                                          const ChargeRecord& charge) {
   json doc = {{"format_version", 1},         {"pull_request", d.pull_request}, {"author", d.author},
               {"title", d.title},            {"description", d.description},   {"status", d.status},
               {"created", d.created},        {"base", d.base}};
   std::string bytes = doc.dump();
   if (charge) KB_TRY(charge(key, bytes.size()));
-  std::error_code ec;
-  fs::create_directories(dir / "discussions", ec);
-  if (auto s = util::write_file_atomic(dir / "discussions" / (std::to_string(d.num) + ".json"), bytes); !s) {
-    return storage_failure(s.error().message);
+  if (auto s = records_->write(relative(repo, "discussions/" + std::to_string(d.num) + ".json"), bytes); !s) {
+    return storage_failure(s.error());
   }
   return {};
 }
@@ -95,7 +94,7 @@ int RepoStore::next_number(const Refs& refs, const std::map<int, Discussion>& al
 util::Result<std::vector<Discussion>> RepoStore::discussions(const RepoId& repo) const {
   auto info = repo_info(repo);
   if (!info.ok()) return info.error();
-  auto all = read_discussions(repo_dir(repo));
+  auto all = read_discussions(repo);
   if (!all.ok()) return all.error();
   std::vector<Discussion> out;
   for (auto it = all->rbegin(); it != all->rend(); ++it) out.push_back(it->second);
@@ -105,7 +104,7 @@ util::Result<std::vector<Discussion>> RepoStore::discussions(const RepoId& repo)
 util::Result<Discussion> RepoStore::discussion(const RepoId& repo, int num) const {
   auto info = repo_info(repo);
   if (!info.ok()) return info.error();
-  auto all = read_discussions(repo_dir(repo));
+  auto all = read_discussions(repo);
   if (!all.ok()) return all.error();
   auto it = all->find(num);
   if (it == all->end()) return discussion_not_found("Discussion #" + std::to_string(num) + " not found");
@@ -114,8 +113,8 @@ util::Result<Discussion> RepoStore::discussion(const RepoId& repo, int num) cons
 
 util::Result<Discussion> RepoStore::open_discussion(const RepoId& repo, Discussion discussion,
                                                    const ChargeRecord& charge) {
-  return edit_refs(repo, [&](const fs::path& dir, Refs& refs) -> util::Result<Discussion> {
-    auto all = read_discussions(dir);
+  return edit_refs(repo, [&](Refs& refs) -> util::Result<Discussion> {
+    auto all = read_discussions(repo);
     if (!all.ok()) return all.error();
     discussion.num = next_number(refs, *all);
     discussion.created = now_iso8601();
@@ -127,11 +126,11 @@ util::Result<Discussion> RepoStore::open_discussion(const RepoId& repo, Discussi
       }
       head = it->second;
     }
-    KB_TRY(write_discussion(dir, discussion,
+    KB_TRY(write_discussion(repo, discussion,
                             record_key(relative(repo, "discussions/" + std::to_string(discussion.num) + ".json")), charge));
     if (discussion.pull_request) {
       refs.pull_requests[discussion.num] = head;
-      if (auto s = write_refs(dir, refs); !s) return storage_failure(s.error().message);
+      if (auto s = write_refs(repo, refs); !s) return storage_failure(s.error());
     }
     return discussion;
   });

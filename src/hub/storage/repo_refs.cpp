@@ -8,24 +8,22 @@
 
 namespace kb::hub::storage {
 
-namespace fs = std::filesystem;
-
 util::Result<std::string> RepoStore::delete_branch(const RepoId& repo, const std::string& branch) {
-  return edit_refs(repo, [&](const fs::path& dir, Refs& refs) -> util::Result<std::string> {
+  return edit_refs(repo, [&](Refs& refs) -> util::Result<std::string> {
     std::string name = branch_name(branch);
     if (name == "main") return forbidden("Cannot delete the default branch `main`");
     auto it = refs.branches.find(name);
     if (it == refs.branches.end()) return revision_not_found("Invalid rev id: " + branch);
     std::string head = it->second;
     refs.branches.erase(it);
-    if (auto s = write_refs(dir, refs); !s) return storage_failure(s.error().message);
+    if (auto s = write_refs(repo, refs); !s) return storage_failure(s.error());
     return head;
   });
 }
 
 util::Result<std::string> RepoStore::create_tag(const RepoId& repo, const std::string& tag, const std::string& revision,
                                                 const ChargeRecord& charge) {
-  return edit_refs(repo, [&](const fs::path& dir, Refs& refs) -> util::Result<std::string> {
+  return edit_refs(repo, [&](Refs& refs) -> util::Result<std::string> {
     std::string name = tag_name(tag);
     if (auto s = protocol::check_ref_name(name); !s) return invalid_request(s.error().message);
     if (refs.tags.count(name)) return conflict("Tag `" + name + "` already exists");
@@ -33,18 +31,18 @@ util::Result<std::string> RepoStore::create_tag(const RepoId& repo, const std::s
     if (!target.ok()) return target.error();
     if (charge) KB_TRY(charge(ref_record_key(repo, true, name), ref_bytes(name)));
     refs.tags[name] = *target;
-    if (auto s = write_refs(dir, refs); !s) return storage_failure(s.error().message);
+    if (auto s = write_refs(repo, refs); !s) return storage_failure(s.error());
     return *target;
   });
 }
 
 util::Result<std::string> RepoStore::delete_tag(const RepoId& repo, const std::string& tag) {
-  return edit_refs(repo, [&](const fs::path& dir, Refs& refs) -> util::Result<std::string> {
+  return edit_refs(repo, [&](Refs& refs) -> util::Result<std::string> {
     auto it = refs.tags.find(tag_name(tag));
     if (it == refs.tags.end()) return revision_not_found("Invalid rev id: " + tag);
     std::string target = it->second;
     refs.tags.erase(it);
-    if (auto s = write_refs(dir, refs); !s) return storage_failure(s.error().message);
+    if (auto s = write_refs(repo, refs); !s) return storage_failure(s.error());
     return target;
   });
 }

@@ -1,12 +1,12 @@
 // Settings (visibility, gating) and deletion of repositories.
 #include "hub/storage/repo_store.h"
 
+#include <set>
+
 #include "hub/storage/repo_store_internal.h"
 #include "hub/storage/storage_errors.h"
 
 namespace kb::hub::storage {
-
-namespace fs = std::filesystem;
 
 util::Result<RepoInfo> RepoStore::update_settings(const RepoId& repo, std::optional<bool> is_private,
                                              std::optional<std::string> gated) {
@@ -15,52 +15,54 @@ util::Result<RepoInfo> RepoStore::update_settings(const RepoId& repo, std::optio
   }
   auto before = repo_info(repo);
   if (!before.ok()) return before.error();
-  fs::path dir = repo_dir(repo);
-  WriteLock lock(repo_mutex(dir.string()), dir / "lock");
+  auto held = lock_repo(repo);
+  if (!held) return std::move(held).error();
   auto info = repo_info(repo);  // again, under the lock
   if (!info.ok()) return info.error();
   if (is_private) info->is_private = *is_private;
   if (gated) info->gated = *gated;
-  if (auto s = write_repo_record(dir, *info); !s) return storage_failure(s.error().message);
+  if (auto s = write_repo_record(repo, *info); !s) return storage_failure(s.error());
+  if (auto s = (*held)->release(); !s) return storage_failure(s.error());
   return *info;
 }
 
 util::Result<std::vector<std::string>> RepoStore::delete_repo(const RepoId& repo) {
   auto info = repo_info(repo);
   if (!info.ok()) return info.error();
-  fs::path dir = repo_dir(repo);
-  fs::path trash = root_ / "tmp" / ("deleted-" + commit_id(key(repo) + now_iso8601()));
-  {
-    WriteLock lock(repo_mutex(dir.string()), dir / "lock");
-    if (!fs::exists(dir / "repo.json")) return repo_not_found();
-    std::error_code ec;
-    fs::create_directories(trash.parent_path(), ec);
-    // One rename makes the repository disappear at once; the rest is clean-up.
-    fs::rename(dir, trash, ec);
-    if (ec) return storage_failure("Cannot delete repository: " + ec.message());
-  }
   // Its records leave with it: their ledger keys are returned with the objects.
   std::vector<std::string> removed{record_key(relative(repo, "repo.json"))};
-  std::error_code ec;
-  for (const char* kind : {"commits", "discussions"}) {
-    for (const auto& file : fs::directory_iterator(trash / kind, ec)) {
-      removed.push_back(record_key(relative(repo, std::string(kind) + "/" + file.path().filename().string())));
+  std::set<std::string> owned;
+  {
+    auto held = lock_repo(repo);
+    if (!held) return std::move(held).error();
+    auto exists = records_->exists(relative(repo, "repo.json"));
+    if (!exists) return storage_failure(std::move(exists).error());
+    if (!*exists) return repo_not_found();
+    for (const char* kind : {"commits", "discussions"}) {
+      auto names = records_->list(relative(repo, kind));
+      if (!names) return storage_failure(std::move(names).error());
+      for (const auto& name : *names) removed.push_back(record_key(relative(repo, std::string(kind) + "/" + name)));
     }
+    if (auto refs = read_refs(repo); refs.ok()) {
+      for (const auto& [name, commit] : refs->branches) removed.push_back(record_key(relative(repo, "refs/heads/" + name)));
+      for (const auto& [name, commit] : refs->tags) removed.push_back(record_key(relative(repo, "refs/tags/" + name)));
+    }
+    owned = ownership_.owned_by(key(repo));
+    // repo.json first: the repository is gone at once; the rest is clean-up (committed together in
+    // the database back end).
+    if (auto s = records_->remove(relative(repo, "repo.json")); !s) return storage_failure(s.error());
+    if (auto s = records_->remove_tree("repos/" + key(repo)); !s) return storage_failure(s.error());
+    if (auto s = (*held)->release(); !s) return storage_failure(s.error());
   }
-  if (auto refs = read_refs(trash); refs.ok()) {
-    for (const auto& [name, commit] : refs->branches) removed.push_back(record_key(relative(repo, "refs/heads/" + name)));
-    for (const auto& [name, commit] : refs->tags) removed.push_back(record_key(relative(repo, "refs/tags/" + name)));
-  }
-  fs::remove_all(trash, ec);
   {
     std::lock_guard<std::mutex> guard(cache_guard_);
     commit_cache_.clear();
   }
   std::unique_lock<std::shared_mutex> exclusive(gc_guard_);
   // Bodies kept elsewhere (Xet storage) are not the object store's to remove.
-  for (const auto& sha : ownership_.remove_repo(key(repo))) {
+  for (const auto& sha : ownership_.remove_repo(key(repo), owned)) {
     if (!objects_.contains(sha)) continue;
-    if (auto s = objects_.remove(sha); !s) return storage_failure(s.error().message);
+    if (auto s = objects_.remove(sha); !s) return storage_failure(s.error());
     removed.push_back(sha);
   }
   return removed;

@@ -9,6 +9,8 @@
 #include <nlohmann/json.hpp>
 
 #include "hub/protocol/names.h"
+#include "hub/storage/directory_blobs.h"
+#include "hub/storage/directory_records.h"
 #include "hub/storage/repo_store_internal.h"
 #include "hub/storage/revisions.h"
 #include "hub/storage/storage_errors.h"
@@ -34,8 +36,28 @@ constexpr const char* kGitAttributes =
 
 }  // namespace
 
-RepoStore::RepoStore(fs::path root)
-    : root_(std::move(root)), objects_(root_), xet_(root_), ownership_(root_ / "repos") {}
+RepoStore::RepoStore(fs::path root, std::shared_ptr<BlobStore> blobs)
+    : owned_records_(std::make_unique<DirectoryRecords>(root)),
+      records_(owned_records_.get()),
+      root_(std::move(root)),
+      blobs_(blobs ? std::move(blobs) : std::make_shared<DirectoryBlobs>(root_)),
+      objects_(*blobs_),
+      xet_(*records_, root_, *blobs_),
+      ownership_(*records_) {}
+
+RepoStore::RepoStore(RecordStore& records, fs::path root, std::shared_ptr<BlobStore> blobs)
+    : records_(&records),
+      root_(std::move(root)),
+      blobs_(blobs ? std::move(blobs) : std::make_shared<DirectoryBlobs>(root_)),
+      objects_(*blobs_),
+      xet_(records, root_, *blobs_),
+      ownership_(records) {}
+
+util::Result<std::unique_ptr<RecordLock>> RepoStore::lock_repo(const RepoId& repo) {
+  auto held = records_->lock(relative(repo, "lock"));
+  if (!held) return storage_failure(std::move(held).error());
+  return held;
+}
 
 bool RepoStore::valid_name(const std::string& name) { return protocol::check_repo_name(name).ok(); }
 
@@ -50,21 +72,19 @@ std::vector<RepoId> RepoStore::owners(const std::string& sha256) {
   return out;
 }
 
-fs::path RepoStore::repo_dir(const RepoId& repo) const {
-  return root_ / "repos" / (repo.type + "s") / repo.name_space / repo.name;
-}
-
 std::vector<RepoId> RepoStore::list_repos(const std::string& type) const {
   std::vector<RepoId> out;
-  std::error_code ec;
-  for (const auto& space : fs::directory_iterator(root_ / "repos" / (type + "s"), ec)) {
-    std::error_code inner;
-    for (const auto& repo : fs::directory_iterator(space.path(), inner)) {
-      RepoId id{type, space.path().filename().string(), repo.path().filename().string()};
+  std::string base = "repos/" + type + "s";
+  auto spaces = records_->list(base);
+  if (!spaces) return out;
+  for (const auto& space : *spaces) {
+    if (!valid_name(space)) continue;
+    auto names = records_->list(base + "/" + space);
+    if (!names) continue;
+    for (const auto& name : *names) {
       // repo.json is what makes a repository exist; names are checked as for every route.
-      if (valid_name(id.name_space) && valid_name(id.name) && fs::exists(repo.path() / "repo.json", inner)) {
-        out.push_back(std::move(id));
-      }
+      auto exists = records_->exists(base + "/" + space + "/" + name + "/repo.json");
+      if (valid_name(name) && exists && *exists) out.push_back(RepoId{type, space, name});
     }
   }
   std::sort(out.begin(), out.end(), [](const RepoId& a, const RepoId& b) {
@@ -73,17 +93,11 @@ std::vector<RepoId> RepoStore::list_repos(const std::string& type) const {
   return out;
 }
 
-std::shared_ptr<std::mutex> RepoStore::repo_mutex(const std::string& key) {
-  std::lock_guard<std::mutex> guard(mutexes_guard_);
-  auto& slot = mutexes_[key];
-  if (!slot) slot = std::make_shared<std::mutex>();
-  return slot;
-}
-
-util::Result<Refs> RepoStore::read_refs(const fs::path& dir) {
-  auto text = util::read_file(dir / "refs.json");
-  if (!text) return repo_not_found();
-  json doc = json::parse(*text, nullptr, false);
+util::Result<Refs> RepoStore::read_refs(const RepoId& repo) const {
+  auto text = records_->read(relative(repo, "refs.json"));
+  if (!text) return storage_failure(std::move(text).error());
+  if (!*text) return repo_not_found();
+  json doc = json::parse(**text, nullptr, false);
   if (doc.is_discarded() || doc.value("format_version", 0) != kRefsFormatVersion) {
     return storage_failure("Corrupt refs file");
   }
@@ -130,21 +144,22 @@ std::string RepoStore::ref_record_key(const RepoId& repo, bool tag, const std::s
 
 uint64_t RepoStore::ref_bytes(const std::string& name) { return name.size() + 52; }
 
-util::Status RepoStore::write_refs(const fs::path& dir, const Refs& refs) {
-  return util::write_file_atomic(dir / "refs.json", refs_text(refs));
+util::Status RepoStore::write_refs(const RepoId& repo, const Refs& refs) {
+  return records_->write(relative(repo, "refs.json"), refs_text(refs));
 }
 
-util::Status RepoStore::write_repo_record(const fs::path& dir, const RepoInfo& info) {
-  return util::write_file_atomic(dir / "repo.json", repo_record_text(info));
+util::Status RepoStore::write_repo_record(const RepoId& repo, const RepoInfo& info) {
+  return records_->write(relative(repo, "repo.json"), repo_record_text(info));
 }
 
 util::Result<RepoInfo> RepoStore::repo_info(const RepoId& repo) const {
   if (!valid_name(repo.name_space) || !valid_name(repo.name)) {
     return repo_not_found();
   }
-  auto text = util::read_file(repo_dir(repo) / "repo.json");
-  if (!text) return repo_not_found();
-  json doc = json::parse(*text, nullptr, false);
+  auto text = records_->read(relative(repo, "repo.json"));
+  if (!text) return storage_failure(std::move(text).error());
+  if (!*text) return repo_not_found();
+  json doc = json::parse(**text, nullptr, false);
   if (doc.is_discarded()) return storage_failure("Corrupt repository record");
   RepoInfo info;
   info.is_private = doc.value("private", false);
@@ -155,12 +170,11 @@ util::Result<RepoInfo> RepoStore::repo_info(const RepoId& repo) const {
 
 util::Result<RepoInfo> RepoStore::create_repo(const RepoId& repo, bool is_private, const ChargeRecord& charge) {
   if (auto s = protocol::check_repo_id(repo.full()); !s) return invalid_request(s.error().message);
-  fs::path dir = repo_dir(repo);
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) return storage_failure("Cannot create repository directory: " + ec.message());
-  WriteLock lock(repo_mutex(dir.string()), dir / "lock");
-  if (fs::exists(dir / "repo.json", ec)) return conflict("You already created this repo");
+  auto held = lock_repo(repo);
+  if (!held) return std::move(held).error();
+  auto exists = records_->exists(relative(repo, "repo.json"));
+  if (!exists) return storage_failure(std::move(exists).error());
+  if (*exists) return conflict("You already created this repo");
   auto blob = objects_.put_bytes(kGitAttributes);
   if (!blob) return storage_failure(blob.error().message);
   Commit initial;
@@ -177,17 +191,18 @@ util::Result<RepoInfo> RepoStore::create_repo(const RepoId& repo, bool is_privat
   }
   auto id = write_commit(repo, initial, nullptr, {});
   if (!id.ok()) return id.error();
-  if (auto s = write_refs(dir, refs); !s) return storage_failure(s.error().message);
-  if (auto s = ownership_.add(key(repo), {blob->sha256}); !s) return storage_failure(s.error().message);
+  if (auto s = write_refs(repo, refs); !s) return storage_failure(s.error());
+  if (auto s = ownership_.add(key(repo), {blob->sha256}); !s) return storage_failure(s.error());
   // Written last: a crash before this point leaves no visible repo, and a retry succeeds.
-  if (auto s = write_repo_record(dir, info); !s) return storage_failure(s.error().message);
+  if (auto s = write_repo_record(repo, info); !s) return storage_failure(s.error());
+  if (auto s = (*held)->release(); !s) return storage_failure(s.error());
   return info;
 }
 
 util::Result<Refs> RepoStore::refs(const RepoId& repo) const {
   auto info = repo_info(repo);
   if (!info.ok()) return info.error();
-  return read_refs(repo_dir(repo));
+  return read_refs(repo);
 }
 
 util::Result<std::string> RepoStore::resolve(const RepoId& repo, const std::string& revision) const {
@@ -200,8 +215,11 @@ util::Result<std::string> RepoStore::resolve(const RepoId& repo, const std::stri
     auto it = all->branches.find(branch_name(revision));
     if (it != all->branches.end()) return it->second;
     if (auto t = all->tags.find(tag_name(revision)); t != all->tags.end()) return t->second;
-    std::error_code ec;
-    if (is_commit_id(revision) && fs::exists(repo_dir(repo) / "commits" / revision, ec)) return revision;
+    if (is_commit_id(revision)) {
+      auto exists = records_->exists(relative(repo, "commits/" + revision));
+      if (!exists) return storage_failure(std::move(exists).error());
+      if (*exists) return revision;
+    }
   }
   return revision_not_found("Invalid rev id: " + revision);
 }
@@ -216,7 +234,7 @@ util::Result<RepoStore::RevisionCommit> RepoStore::commit_at(const RepoId& repo,
 
 util::Result<std::string> RepoStore::create_branch(const RepoId& repo, const std::string& branch,
                                                    const std::string& starting_point, const ChargeRecord& charge) {
-  return edit_refs(repo, [&](const fs::path& dir, Refs& refs) -> util::Result<std::string> {
+  return edit_refs(repo, [&](Refs& refs) -> util::Result<std::string> {
     if (auto s = protocol::check_ref_name(branch); !s) return invalid_request(s.error().message);
     if (refs.branches.count(branch)) return conflict("Reference already exists");
     // Branch names form a folder tree (git stores refs as files): `v1` and `v1/x` cannot both exist.
@@ -229,7 +247,7 @@ util::Result<std::string> RepoStore::create_branch(const RepoId& repo, const std
     if (!start.ok()) return start.error();
     if (charge) KB_TRY(charge(ref_record_key(repo, false, branch), ref_bytes(branch)));
     refs.branches[branch] = *start;
-    if (auto s = write_refs(dir, refs); !s) return storage_failure(s.error().message);
+    if (auto s = write_refs(repo, refs); !s) return storage_failure(s.error());
     return *start;
   });
 }

@@ -1,13 +1,15 @@
-// Repositories of the Hub server under <root>/repos/<type>s/<namespace>/<name>/:
+// Repositories of the Hub server, records (backend.h) under repos/<type>s/<namespace>/<name>/:
 //   repo.json      creation record (visibility); its presence is what makes a repo exist
 //   refs.json      branches, tags and pull-request refs -> commit id, replaced atomically
 //   discussions/<num>.json  one pull request or discussion each (author, title, status), written
 //                  once; discussions.json (all in one file) of older roots is still read
 //   commits/<id>   immutable commit records: deltas and snapshots (commit.h)
-//   lock           flock()ed while a writer updates refs, so two server processes are safe
+//   lock           the RecordStore lock a writer holds while it updates refs (the directory back end
+//                  flocks this file), so two server processes or replicas are safe
 //   owned          the objects this repository owns (ownership.h)
 // Every writer writes new objects and the commit first and switches the ref last, so a crash
-// at any moment leaves each ref at a complete old or new commit.
+// at any moment leaves each ref at a complete old or new commit (and in the database back end
+// the records written under the lock commit together).
 // Every record a request adds (repository, commit, ref, discussion) is offered to a ChargeRecord
 // before it is written, so that the server charges its bytes to the user's quota or refuses it
 // (docs/hub-security.md, "Storage quota").
@@ -25,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "hub/storage/backend.h"
 #include "hub/storage/commit.h"
 #include "hub/storage/object_store.h"
 #include "hub/storage/ownership.h"
@@ -101,7 +104,13 @@ struct CommitResult {
 
 class RepoStore {
  public:
-  explicit RepoStore(std::filesystem::path root);
+  // The directory back end over `root` (records under it), blobs (file bodies, xorbs) under `root`
+  // too (DirectoryBlobs) or in `blobs` (an object store).
+  explicit RepoStore(std::filesystem::path root, std::shared_ptr<BlobStore> blobs = nullptr);
+  // Records in `records` (which outlives the store); blobs under `root` or in `blobs`.
+  RepoStore(RecordStore& records, std::filesystem::path root, std::shared_ptr<BlobStore> blobs = nullptr);
+
+  RecordStore& records() { return *records_; }
 
   ObjectStore& objects() { return objects_; }
   // Contents uploaded through Xet (xet_store.h): a commit may reference them like objects.
@@ -172,11 +181,9 @@ class RepoStore {
   std::shared_lock<std::shared_mutex> object_guard() { return std::shared_lock<std::shared_mutex>(gc_guard_); }
 
  private:
-  std::filesystem::path repo_dir(const RepoId& repo) const;
   static std::string key(const RepoId& repo) { return repo.type + "s/" + repo.name_space + "/" + repo.name; }
-  // Holds the in-process mutex and the flock of one repo for the lifetime of the object.
-  class WriteLock;
-  std::shared_ptr<std::mutex> repo_mutex(const std::string& key);
+  // The repository's write lock (RecordStore::lock of its "lock").
+  util::Result<std::unique_ptr<RecordLock>> lock_repo(const RepoId& repo);
   // A loaded commit and where its record stands in its delta chain (commit.h).
   struct CachedCommit {
     std::shared_ptr<const Commit> commit;
@@ -191,25 +198,27 @@ class RepoStore {
   std::string relative(const RepoId& repo, const std::string& path) const {
     return "repos/" + key(repo) + "/" + path;
   }
-  static util::Status write_discussion(const std::filesystem::path& dir, const Discussion& discussion,
-                                       const std::string& key, const ChargeRecord& charge);
-  static util::Result<Refs> read_refs(const std::filesystem::path& dir);
-  static util::Status write_refs(const std::filesystem::path& dir, const Refs& refs);
-  // Runs `edit(dir, refs)` on the refs of `repo` (an error if it does not exist), read under the
-  // repository's write lock, which is held until `edit` returns; returns what `edit` returns.
+  util::Status write_discussion(const RepoId& repo, const Discussion& discussion, const std::string& key,
+                                const ChargeRecord& charge);
+  util::Result<Refs> read_refs(const RepoId& repo) const;
+  util::Status write_refs(const RepoId& repo, const Refs& refs);
+  // Runs `edit(refs)` on the refs of `repo` (an error if it does not exist), read under the
+  // repository's write lock, which is held until `edit` returns and then released (committing what
+  // `edit` wrote); returns what `edit` returns, or the failure to commit.
   template <typename Edit>
   auto edit_refs(const RepoId& repo, Edit edit);
-  static util::Result<std::map<int, Discussion>> read_discussions(const std::filesystem::path& dir);
+  util::Result<std::map<int, Discussion>> read_discussions(const RepoId& repo) const;
   static int next_number(const Refs& refs, const std::map<int, Discussion>& all);
-  static util::Status write_repo_record(const std::filesystem::path& dir, const RepoInfo& info);
+  util::Status write_repo_record(const RepoId& repo, const RepoInfo& info);
 
+  std::unique_ptr<RecordStore> owned_records_;  // the directory back end of RepoStore(root)
+  RecordStore* records_;
   std::filesystem::path root_;
+  std::shared_ptr<BlobStore> blobs_;
   ObjectStore objects_;
   XetStore xet_;
   Ownership ownership_;
   std::shared_mutex gc_guard_;
-  std::mutex mutexes_guard_;
-  std::map<std::string, std::shared_ptr<std::mutex>> mutexes_;
   mutable std::mutex cache_guard_;
   mutable std::map<std::string, CachedCommit> commit_cache_;
 };

@@ -34,6 +34,12 @@ util::Error stale_parent(std::string message) { return make(util::ErrorKind::inv
 util::Error invalid_request(std::string message) { return make(util::ErrorKind::invalid, 400, "", std::move(message)); }
 util::Error forbidden(std::string message) { return make(util::ErrorKind::permission, 403, "", std::move(message)); }
 util::Error storage_failure(std::string message) { return make(util::ErrorKind::io, 500, "", std::move(message)); }
+util::Error storage_failure(util::Error cause) {
+  cause.kind = util::ErrorKind::io;
+  if (cause.status == 0) cause.status = 500;
+  cause.code.clear();
+  return cause;
+}
 util::Error quota_exceeded(std::string message) { return make(util::ErrorKind::invalid, 413, "", std::move(message)); }
 util::Error rate_limited(std::string message) { return make(util::ErrorKind::invalid, 429, "", std::move(message)); }
 

@@ -20,6 +20,7 @@ util::Error stale_parent(std::string message);          // invalid, 412: the par
 util::Error invalid_request(std::string message);       // invalid, 400
 util::Error forbidden(std::string message);             // permission, 403
 util::Error storage_failure(std::string message);       // io, 500: the server's own files
+util::Error storage_failure(util::Error cause);         // io, its status or 500: a record store's error, chain kept
 util::Error quota_exceeded(std::string message);        // invalid, 413: beyond the user's storage quota
 util::Error rate_limited(std::string message);          // invalid, 429: too many posts this hour
 

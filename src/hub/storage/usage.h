@@ -2,9 +2,11 @@
 // the sum of the sizes of the distinct objects they have uploaded (LFS bodies, inline commit
 // content, xorbs) and of the records their requests added (repositories, commits, refs,
 // discussions, Xet file records, benchmark runs; keyed by RepoStore::record_key and the like),
-// whatever repositories they went to. Kept in <root>/usage/<user> ("<sha256> <size>"
-// lines, appended and fsynced) and cached in memory. Bytes of uploads in progress are reserved
-// so that parallel uploads cannot overshoot the quota together. An object removed from the store
+// whatever repositories they went to. Kept in the record usage/<user> ("<sha256> <size>"
+// lines, appended durably; backend.h) and cached in memory. Over a shared record store (replicas)
+// the cache is re-read under the user's lock ("locks/usage/<user>") before every charge, so the
+// quota holds across replicas. Bytes of uploads in progress are reserved (in this process's
+// memory) so that parallel uploads cannot overshoot the quota together. An object removed from the store
 // (its last repository was deleted) is discharged from every user who was charged for it, with a
 // "<sha256> -" line.
 #pragma once
@@ -12,17 +14,22 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
 
+#include "hub/storage/backend.h"
 #include "util/result.h"
 
 namespace kb::hub::storage {
 
 class UsageLedger {
  public:
+  // The directory back end: <root>/usage/.
   explicit UsageLedger(std::filesystem::path root);
+  // Records in `records`, which outlives this.
+  explicit UsageLedger(RecordStore& records);
 
   // Bytes charged to the user plus their reservations.
   uint64_t used(const std::string& user);
@@ -47,9 +54,14 @@ class UsageLedger {
     uint64_t charged = 0;
     uint64_t reserved = 0;
   };
+  // The user's account, read from its record when first needed or, over a shared store, every time.
   Account& account_locked(const std::string& user);
+  // The user's records lock, over a shared store only (nullptr otherwise: the mutex suffices).
+  util::Result<std::unique_ptr<RecordLock>> lock_user(const std::string& user);
+  util::Status append_line(const std::string& user, const std::string& lines);
 
-  std::filesystem::path dir_;
+  std::unique_ptr<RecordStore> owned_records_;  // the directory back end of UsageLedger(root)
+  RecordStore* records_;
   std::mutex guard_;
   std::map<std::string, Account> accounts_;
 };

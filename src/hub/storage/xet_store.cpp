@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "hub/storage/directory_records.h"
 #include "hub/xet/file_builder.h"
 #include "hub/xet/errors.h"
 #include "hub/xet/hashing.h"
@@ -30,29 +31,14 @@ bool is_hash(const std::string& text) {
   return text.size() == 64 && text.find_first_not_of("0123456789abcdef") == std::string::npos;
 }
 
-util::Error corrupt(const fs::path& path, const std::string& what) {
-  return util::Error(util::ErrorKind::integrity, "Xet record `" + path.string() + "` is corrupt: " + what);
+util::Error corrupt(const std::string& path, const std::string& what) {
+  return util::Error(util::ErrorKind::integrity, "Xet record `" + path + "` is corrupt: " + what);
 }
 
 template <class T>
 bool parse_number(std::string_view text, T& out) {
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
   return !text.empty() && ec == std::errc() && end == text.data() + text.size();
-}
-
-util::Result<std::string> pread_range(const fs::path& path, uint64_t start, uint64_t length) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return util::Error(util::ErrorKind::io, "Cannot open `" + path.string() + "`");
-  std::string out(length, '\0');
-  uint64_t done = 0;
-  while (done < length) {
-    ssize_t n = ::pread(fd, out.data() + done, length - done, static_cast<off_t>(start + done));
-    if (n <= 0) break;
-    done += static_cast<uint64_t>(n);
-  }
-  ::close(fd);
-  if (done != length) return util::Error(util::ErrorKind::io, "Short read of `" + path.string() + "`");
-  return out;
 }
 
 std::string layout_text(const XorbLayout& layout) {
@@ -68,35 +54,46 @@ std::string layout_text(const XorbLayout& layout) {
 
 }  // namespace
 
-XetStore::XetStore(const fs::path& hub_root) : root_(hub_root / "xet") {}
+XetStore::XetStore(const fs::path& hub_root, BlobStore& blobs)
+    : owned_records_(std::make_unique<DirectoryRecords>(hub_root)),
+      records_(owned_records_.get()),
+      root_(hub_root / "xet"),
+      blobs_(blobs) {}
+
+XetStore::XetStore(RecordStore& records, const fs::path& hub_root, BlobStore& blobs)
+    : records_(&records), root_(hub_root / "xet"), blobs_(blobs) {}
+
+std::string XetStore::record(const char* kind, const std::string& hash) {
+  return std::string("xet/") + kind + "/" + hash.substr(0, 2) + "/" + hash;
+}
 
 fs::path XetStore::sharded(const char* kind, const std::string& hash) const {
   return root_ / kind / hash.substr(0, 2) / hash;
 }
 
-fs::path XetStore::xorb_path(const std::string& hash) const { return sharded("xorbs", hash); }
+std::string XetStore::xorb_key(const std::string& hash) { return "xet/xorbs/" + hash.substr(0, 2) + "/" + hash; }
 
 bool XetStore::has_xorb(const std::string& hash) const {
-  std::error_code ec;
-  return is_hash(hash) && fs::exists(xorb_path(hash).string() + ".index", ec);
+  if (!is_hash(hash)) return false;
+  auto exists = records_->exists(record("xorbs", hash) + ".index");
+  return exists && *exists;
 }
 
 util::Result<bool> XetStore::put_xorb(std::string_view serialized, const XorbLayout& layout) {
   std::string hash = xet::hash_to_string(layout.hash);
   if (has_xorb(hash)) return false;
-  fs::path path = xorb_path(hash);
-  std::error_code ec;
-  fs::create_directories(path.parent_path(), ec);
   // The body first, the index last: the index is what makes the xorb exist.
-  KB_TRY(util::write_file_atomic(path, serialized.substr(0, layout.chunks_size)));
-  KB_TRY(util::write_file_atomic(path.string() + ".index", layout_text(layout)));
+  KB_TRY(blobs_.put(xorb_key(hash), serialized.substr(0, layout.chunks_size)));
+  KB_TRY(records_->write(record("xorbs", hash) + ".index", layout_text(layout)));
   return true;
 }
 
 util::Result<XorbLayout> XetStore::xorb_layout(const std::string& hash) const {
   if (!is_hash(hash)) return util::Error(util::ErrorKind::not_found, "No xorb `" + hash + "`");
-  fs::path path = xorb_path(hash).string() + ".index";
-  auto text = util::read_file(path);
+  std::string path = record("xorbs", hash) + ".index";
+  auto stored = records_->read(path);
+  if (!stored) return std::move(stored).error();
+  auto& text = *stored;
   if (!text) {
     util::Error error(util::ErrorKind::not_found, "No xorb `" + hash + "` in this Hub");
     error.code = xet::error_code::kUnknownXorb;
@@ -135,8 +132,11 @@ util::Result<std::string> XetStore::read_chunks(const std::string& hash, const X
                                                 uint32_t end) const {
   auto range = xet::chunk_byte_range(layout, begin, end);
   if (!range) return std::move(range).error();
-  auto bytes = pread_range(xorb_path(hash), range->start, range->end - range->start);
+  auto bytes = blobs_.read(xorb_key(hash), range->start, range->end - range->start);
   if (!bytes) return std::move(bytes).error();
+  if (bytes->size() != range->end - range->start) {
+    return util::Error(util::ErrorKind::io, "Short read of xorb `" + hash + "`");
+  }
   return xet::decode_chunks(*bytes);
 }
 
@@ -159,23 +159,17 @@ uint64_t XetStore::file_record_bytes(const XetFile& file) {
 }
 
 util::Status XetStore::put_file(const XetFile& file) {
-  std::string text = file_record_text(file);
-  fs::path path = sharded("files", file.hash);
-  std::error_code ec;
-  fs::create_directories(path.parent_path(), ec);
-  KB_TRY(util::write_file_atomic(path, text));
-  if (!file.sha256.empty()) {
-    fs::path index = sharded("sha256", file.sha256);
-    fs::create_directories(index.parent_path(), ec);
-    KB_TRY(util::write_file_atomic(index, file.hash + "\n"));
-  }
+  KB_TRY(records_->write(record("files", file.hash), file_record_text(file)));
+  if (!file.sha256.empty()) KB_TRY(records_->write(record("sha256", file.sha256), file.hash + "\n"));
   return {};
 }
 
 util::Result<XetFile> XetStore::file(const std::string& hash) const {
   if (!is_hash(hash)) return util::Error(util::ErrorKind::not_found, "No Xet file `" + hash + "`");
-  fs::path path = sharded("files", hash);
-  auto text = util::read_file(path);
+  std::string path = record("files", hash);
+  auto stored = records_->read(path);
+  if (!stored) return std::move(stored).error();
+  auto& text = *stored;
   if (!text) return util::Error(util::ErrorKind::not_found, "No Xet file `" + hash + "` in this Hub");
   auto lines = util::split(*text, '\n');
   auto head = lines.empty() ? std::vector<std::string>{} : util::split(lines[0], ' ');
@@ -206,27 +200,27 @@ util::Result<XetFile> XetStore::file(const std::string& hash) const {
 
 std::optional<std::string> XetStore::file_for_sha256(const std::string& sha256) const {
   if (!is_hash(sha256)) return std::nullopt;
-  auto text = util::read_file(sharded("sha256", sha256));
-  if (!text) return std::nullopt;
-  std::string hash(util::trim(*text));
-  std::error_code ec;
-  if (!is_hash(hash) || !fs::exists(sharded("files", hash), ec)) return std::nullopt;
+  auto text = records_->read(record("sha256", sha256));
+  if (!text || !*text) return std::nullopt;
+  std::string hash(util::trim(**text));
+  if (!is_hash(hash)) return std::nullopt;
+  auto exists = records_->exists(record("files", hash));
+  if (!exists || !*exists) return std::nullopt;
   return hash;
 }
 
 util::Status XetStore::index_chunk(const std::string& chunk, const std::string& xorb, uint32_t index) {
-  fs::path path = sharded("chunks", chunk);
-  std::error_code ec;
-  if (fs::exists(path, ec)) return {};
-  fs::create_directories(path.parent_path(), ec);
-  return util::write_file_atomic(path, xorb + " " + std::to_string(index) + "\n");
+  // The first xorb to hold a chunk keeps it.
+  auto created = records_->create(record("chunks", chunk), xorb + " " + std::to_string(index) + "\n");
+  if (!created) return std::move(created).error();
+  return {};
 }
 
 std::optional<std::pair<std::string, uint32_t>> XetStore::chunk_location(const std::string& chunk) const {
   if (!is_hash(chunk)) return std::nullopt;
-  auto text = util::read_file(sharded("chunks", chunk));
-  if (!text) return std::nullopt;
-  auto fields = util::split(std::string(util::trim(*text)), ' ');
+  auto text = records_->read(record("chunks", chunk));
+  if (!text || !*text) return std::nullopt;
+  auto fields = util::split(std::string(util::trim(**text)), ' ');
   uint32_t index = 0;
   if (fields.size() != 2 || !is_hash(fields[0]) || !parse_number(fields[1], index)) return std::nullopt;
   return std::make_pair(fields[0], index);
@@ -244,16 +238,17 @@ util::Status XetStore::store_built_xorb(const xet::SerializedXorb& built) {
   return {};
 }
 
-util::Result<XetFile> XetStore::import_file(const fs::path& path, const std::string& sha256) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return util::Error(util::ErrorKind::io, "Cannot read `" + path.string() + "`");
+util::Result<XetFile> XetStore::import_file(const std::string& blob_key, const std::string& sha256) {
+  auto size = blobs_.size(blob_key);
+  if (!size) return std::move(size).error();
+  if (!size->has_value()) return util::Error(util::ErrorKind::not_found, "No blob `" + blob_key + "` to import");
   xet::FileBuilder builder([this](xet::SerializedXorb xorb) { return store_built_xorb(xorb); });
-  std::string buffer(1 << 20, '\0');
-  while (in) {
-    in.read(buffer.data(), static_cast<std::streamsize>(buffer.size()));
-    std::streamsize got = in.gcount();
-    if (got <= 0) break;
-    KB_TRY(builder.update(std::string_view(buffer.data(), static_cast<size_t>(got))));
+  constexpr uint64_t kWindow = 8 << 20;  // bytes read from the blob at once
+  for (uint64_t offset = 0; offset < **size; offset += kWindow) {
+    auto bytes = blobs_.read(blob_key, offset, kWindow);
+    if (!bytes) return std::move(bytes).error();
+    if (bytes->empty()) return util::Error(util::ErrorKind::io, "Short read of blob `" + blob_key + "`");
+    KB_TRY(builder.update(*bytes));
   }
   auto info = builder.finish();
   if (!info) return std::move(info).error();

@@ -1,22 +1,26 @@
 // Xet storage of the Hub server (docs/hub-xet.md), under <root>/xet/:
-//   xorbs/<h[0:2]>/<hash>        a verified xorb exactly as uploaded (content-addressed, stored once)
+//   xorbs/<h[0:2]>/<hash>        a verified xorb exactly as uploaded (content-addressed, stored once):
+//                                the blob xet/xorbs/<h[0:2]>/<hash> of the Hub's BlobStore (backend.h)
 //   xorbs/<h[0:2]>/<hash>.index  its chunk layout ("kb-xet-xorb-index 1"), so serving never re-parses
 //   files/<h[0:2]>/<hash>        a file reconstruction ("kb-xet-file 1": size, sha256, terms)
 //   sha256/<s[0:2]>/<sha256>     the Xet file hash of the content with this SHA-256 (commits and
 //                                resolve name files by SHA-256, as LFS does)
 //   chunks/<h[0:2]>/<hash>       the xorb holding a chunk eligible for global dedup, and its index
-// Hashes are in the protocol's string form (xet::hash_to_string). Every file is written to a
-// temporary file and renamed, so a crash never leaves a partial record under its final name.
+// Hashes are in the protocol's string form (xet::hash_to_string). Everything but the xorb bodies is a
+// record (backend.h, written atomically by the RecordStore); xorb bodies are files written to a
+// temporary file and renamed, so a crash never leaves a partial xorb under its final name.
 #pragma once
 
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "hub/storage/backend.h"
 #include "hub/xet/shard.h"
 #include "hub/xet/xorb.h"
 #include "util/result.h"
@@ -43,13 +47,18 @@ struct XetFile {
 
 class XetStore {
  public:
-  explicit XetStore(const std::filesystem::path& hub_root);
+  // Records under `hub_root` (the directory back end); xorb bodies in `blobs`.
+  XetStore(const std::filesystem::path& hub_root, BlobStore& blobs);
+  // Records in `records` (which outlives the store); xorb bodies in `blobs`.
+  XetStore(RecordStore& records, const std::filesystem::path& hub_root, BlobStore& blobs);
 
   bool has_xorb(const std::string& hash) const;
   // Stores a verified xorb and its layout; false when it was already stored.
   util::Result<bool> put_xorb(std::string_view serialized, const XorbLayout& layout);
   util::Result<XorbLayout> xorb_layout(const std::string& hash) const;
-  std::filesystem::path xorb_path(const std::string& hash) const;
+  // The blob key of a xorb's bytes.
+  static std::string xorb_key(const std::string& hash);
+  BlobStore& blobs() const { return blobs_; }
   // Uncompressed bytes of chunks [begin, end) of a stored xorb.
   util::Result<std::string> read_chunks(const std::string& hash, const XorbLayout& layout, uint32_t begin,
                                         uint32_t end) const;
@@ -68,16 +77,22 @@ class XetStore {
   // Splits the content of a file into chunks and xorbs (what a Xet client would have uploaded),
   // stores them and records the file under its SHA-256 `sha256`; returns the file. For bodies
   // that came through LFS or our bulk path, so Xet clients can download them too.
-  util::Result<XetFile> import_file(const std::filesystem::path& path, const std::string& sha256);
+  // The content is read from the blob `blob_key` (an object, objects/…).
+  util::Result<XetFile> import_file(const std::string& blob_key, const std::string& sha256);
 
   // Bytes stored under <root>/xet (xorbs and records), for measurements and tests.
   const std::filesystem::path& root() const { return root_; }
 
  private:
   std::filesystem::path sharded(const char* kind, const std::string& hash) const;
+  // The record path of a sharded record ("xet/files/ab/<hash>").
+  static std::string record(const char* kind, const std::string& hash);
   util::Status store_built_xorb(const xet::SerializedXorb& built);
 
+  std::unique_ptr<RecordStore> owned_records_;  // the directory back end of XetStore(hub_root)
+  RecordStore* records_;
   std::filesystem::path root_;
+  BlobStore& blobs_;
 };
 
 // Streams byte ranges of a stored file by decoding its terms' chunks, one chunk range at a time

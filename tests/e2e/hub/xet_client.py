@@ -19,7 +19,8 @@ def main() -> None:
     api = hf.HfApi()
     result = None
     if action == "create_repo":
-        result = api.create_repo(args["repo_id"], repo_type=args["repo_type"], exist_ok=True).repo_id
+        result = api.create_repo(args["repo_id"], repo_type=args["repo_type"], exist_ok=True,
+                                 private=args.get("private", False)).repo_id
     elif action == "create_branch":
         api.create_branch(args["repo_id"], repo_type=args["repo_type"], branch=args["branch"], exist_ok=True)
     elif action == "upload_folder":

@@ -4,6 +4,7 @@
 
 #include <random>
 
+#include "hub/storage/directory_blobs.h"
 #include "hub/storage/xet_store.h"
 #include "util/fs.h"
 #include "util/hash.h"
@@ -29,13 +30,13 @@ std::string read_all(XetFileReader& reader, uint64_t offset, uint64_t length) {
 
 TEST(XetStore, ImportFileThenReadBackAnyRange) {
   util::TempDir dir;
-  XetStore store(dir.path());
+  DirectoryBlobs blobs(dir.path());
+  XetStore store(dir.path(), blobs);
   // Three xorbs' worth would take long to hash here; 3 MiB spans many chunks and a decode window.
   std::string content = random_bytes(3 * 1024 * 1024 + 4321, 7) + std::string(200000, 'z');
-  auto path = dir.path() / "content.bin";
-  ASSERT_TRUE(util::write_file_atomic(path, content).ok());
   std::string sha = util::sha256_hex(content);
-  auto file = store.import_file(path, sha);
+  ASSERT_TRUE(blobs.put("objects/" + sha.substr(0, 2) + "/" + sha, content).ok());
+  auto file = store.import_file("objects/" + sha.substr(0, 2) + "/" + sha, sha);
   ASSERT_TRUE(file.ok()) << file.error().message;
   EXPECT_EQ(file->size, content.size());
   EXPECT_EQ(store.file_for_sha256(sha), file->hash);
@@ -59,10 +60,10 @@ TEST(XetStore, ImportFileThenReadBackAnyRange) {
 
 TEST(XetStore, ImportRefusesContentThatIsNotItsSha256) {
   util::TempDir dir;
-  XetStore store(dir.path());
-  auto path = dir.path() / "content.bin";
-  ASSERT_TRUE(util::write_file_atomic(path, "hello").ok());
-  auto file = store.import_file(path, util::sha256_hex("other"));
+  DirectoryBlobs blobs(dir.path());
+  XetStore store(dir.path(), blobs);
+  ASSERT_TRUE(blobs.put("objects/aa/hello", "hello").ok());
+  auto file = store.import_file("objects/aa/hello", util::sha256_hex("other"));
   ASSERT_FALSE(file.ok());
   EXPECT_EQ(file.error().kind, util::ErrorKind::integrity);
   EXPECT_FALSE(store.file_for_sha256(util::sha256_hex("other")).has_value());
@@ -70,7 +71,8 @@ TEST(XetStore, ImportRefusesContentThatIsNotItsSha256) {
 
 TEST(XetStore, UnknownAndMalformedNamesAreNotFound) {
   util::TempDir dir;
-  XetStore store(dir.path());
+  DirectoryBlobs blobs(dir.path());
+  XetStore store(dir.path(), blobs);
   EXPECT_FALSE(store.has_xorb("../../etc/passwd"));
   EXPECT_FALSE(store.xorb_layout(std::string(64, 'a')).ok());
   EXPECT_FALSE(store.file("x").ok());
