@@ -42,6 +42,7 @@ TEST(OpenBackend, DirectoryByDefault) {
   EXPECT_FALSE(backend->blobs->presigned_get("objects/ab/abcd", std::chrono::seconds(60)));
 }
 
+#ifdef KB_HAVE_POSTGRES
 TEST(OpenBackend, NamesTheDatabaseItCannotReach) {
   util::TempDir root("kb-backend");
   // Port 1 on loopback: nothing listens there.
@@ -51,6 +52,17 @@ TEST(OpenBackend, NamesTheDatabaseItCannotReach) {
   EXPECT_NE(backend.error().message.find("postgresql://kb@127.0.0.1:1/kernel_hub"), std::string::npos)
       << backend.error().message;
 }
+#else
+// A build without libpq (the portable one) refuses a database as a usage error, with a hint.
+TEST(OpenBackend, WithoutPostgresADatabaseIsAUsageError) {
+  util::TempDir root("kb-backend");
+  auto backend = open_backend(BackendConfig{root.path(), "postgresql://kb@127.0.0.1:1/kernel_hub",
+                                            "s3://hub?endpoint=http://127.0.0.1:1"});
+  ASSERT_FALSE(backend);
+  EXPECT_EQ(backend.error().kind, util::ErrorKind::usage);
+  EXPECT_FALSE(backend.error().hints.empty());
+}
+#endif
 
 }  // namespace
 }  // namespace kb::hub::storage

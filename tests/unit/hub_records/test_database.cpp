@@ -29,7 +29,7 @@ class DirectoryUnderTest final : public RecordsUnderTest {
   DirectoryRecords records_;
 };
 
-bool server_binaries_present() {
+[[maybe_unused]] bool server_binaries_present() {
   if (const char* bin = std::getenv("KB_POSTGRES_BIN")) return std::filesystem::exists(std::string(bin) + "/initdb");
   std::error_code ec;
   for (const auto& entry : std::filesystem::directory_iterator("/usr/lib/postgresql", ec)) {
@@ -39,7 +39,7 @@ bool server_binaries_present() {
 }
 
 // Starts (or finds running) the tests' PostgreSQL and returns its URL, or "" with `skip` set.
-std::string server_url(std::string& skip) {
+[[maybe_unused]] std::string server_url(std::string& skip) {
   if (!server_binaries_present()) {
     skip = "PostgreSQL server binaries are absent (apt-get install postgresql-15; scripts/install-deps does)";
     return "";

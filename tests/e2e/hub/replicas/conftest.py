@@ -19,11 +19,12 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 from replica_support import (REPLICAS, SERVICES, Cluster, Replica, Seed, free_port,  # noqa: E402
-                             require_binaries, seed_directory_hub, service)
+                             require_binaries, require_postgres_back_end, seed_directory_hub, service)
 
 
 @pytest.fixture(scope="session")
-def services(tmp_path_factory):
+def services(tmp_path_factory, kernel_hub):
+    require_postgres_back_end(kernel_hub, tmp_path_factory.mktemp("back-end-probe"))
     require_binaries()
     state = tmp_path_factory.mktemp("replica-services")
     started = []
