@@ -4,10 +4,11 @@
 # A plain build links Debian's shared libraries and runs where they are installed. A portable
 # build must run on any Linux the policy covers, so:
 #  - third-party libraries are linked statically: Debian's static archives (OpenSSL, zlib, lz4,
-#    yaml-cpp, cmark, libelf, minizip), toml++ and cpp-httplib as header-only libraries, and a
+#    yaml-cpp, cmark, libelf, minizip), toml++ and cpp-httplib as header-only libraries, a
 #    libcurl built for HTTP(S) only (Debian ships no static libcurl without its many optional
-#    protocols) — scripts/build-wheels builds these two from Debian's source packages and passes
-#    KB_PORTABLE_PREFIX (libcurl) and KB_PORTABLE_HTTPLIB_DIR (the header-only httplib.h);
+#    protocols) and a libpq without LDAP and GSSAPI (Debian's libpq.a needs archives it does not
+#    ship) — scripts/build-wheels builds these from Debian's source packages and passes
+#    KB_PORTABLE_PREFIX (libcurl, libpq) and KB_PORTABLE_HTTPLIB_DIR (the header-only httplib.h);
 #  - libstdc++ is linked statically and kept hidden (the programs share no C++ objects with
 #    anybody; the Python module exchanges only Python objects);
 #  - the final links see link stubs of the host's libc/libm that bind every glibc symbol to its
@@ -17,14 +18,14 @@
 #    (kb_portable.cpp) are for kernels, which share the process's libstdc++; the programs carry
 #    their own static one and need none of them.
 set(KB_PORTABLE "" CACHE STRING "Build self-contained binaries for this manylinux policy (empty: a plain build)")
-set(KB_PORTABLE_PREFIX "" CACHE PATH "Prefix of the static libcurl of a portable build (scripts/build-wheels)")
+set(KB_PORTABLE_PREFIX "" CACHE PATH "Prefix of the static libcurl and libpq of a portable build (scripts/build-wheels)")
 set(KB_PORTABLE_HTTPLIB_DIR "" CACHE PATH "Directory of the header-only httplib.h of a portable build")
 
 if(NOT KB_PORTABLE)
   return()
 endif()
 if(NOT KB_PORTABLE_PREFIX OR NOT KB_PORTABLE_HTTPLIB_DIR)
-  message(FATAL_ERROR "KB_PORTABLE=${KB_PORTABLE} needs KB_PORTABLE_PREFIX (a static libcurl) and "
+  message(FATAL_ERROR "KB_PORTABLE=${KB_PORTABLE} needs KB_PORTABLE_PREFIX (a static libcurl and libpq) and "
                       "KB_PORTABLE_HTTPLIB_DIR (httplib.h); scripts/build-wheels prepares both")
 endif()
 
@@ -63,6 +64,14 @@ kb_portable_archive(PkgConfig::LIBELF libelf.a ZLIB::ZLIB)
 kb_portable_archive(PkgConfig::LZ4 liblz4.a)
 kb_portable_archive(PkgConfig::MINIZIP libminizip.a ZLIB::ZLIB)
 kb_portable_archive(PkgConfig::CMARK libcmark.a)
+# libpq (kernel-hub's PostgreSQL back end): scripts/build-wheels builds it, static, from Debian's
+# postgresql-15 source package into KB_PORTABLE_PREFIX, with the two archives of PostgreSQL's own it
+# needs (libpgcommon, libpgport) and TLS over the static OpenSSL.
+find_path(KB_LIBPQ_INCLUDE_DIR libpq-fe.h PATHS "${KB_PORTABLE_PREFIX}/include/libpq" NO_DEFAULT_PATH REQUIRED)
+kb_portable_archive(kb_pgport libpgport.a)
+kb_portable_archive(kb_pgcommon libpgcommon.a kb_pgport OpenSSL::Crypto)
+kb_portable_archive(PkgConfig::LIBPQ libpq.a kb_pgcommon kb_pgport OpenSSL::SSL OpenSSL::Crypto Threads::Threads)
+set_target_properties(PkgConfig::LIBPQ PROPERTIES INTERFACE_INCLUDE_DIRECTORIES "${KB_LIBPQ_INCLUDE_DIR}")
 set(LIBELF_FOUND TRUE)
 set(LZ4_FOUND TRUE)
 set(MINIZIP_FOUND TRUE)
