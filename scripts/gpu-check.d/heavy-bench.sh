@@ -3,10 +3,13 @@
 #   scripts/gpu-check heavy-bench [heavy|mamba|first]...   (default: heavy mamba)
 #   heavy  bench/heavy_bench.py with all cores (--capabilities from KB_HEAVY_CAPS, default 8.0,9.0)
 #   mamba  kernels-community's mamba-ssm (carried in .kc/mamba-ssm: fetch it here and carry .kc),
-#          built cold (fresh XDG_CACHE_HOME and CCACHE_DIR) for this GPU's capability, as before,
-#          then cold again with NVCC_APPEND_FLAGS=--split-compile=0 (nvcc's parallel optimizer);
-#          the slowest sources of each build
+#          built cold (fresh XDG_CACHE_HOME and CCACHE_DIR) for this GPU's capability, once with
+#          NVCC_APPEND_FLAGS of each word of KB_MAMBA_FLAGS (default "-": none; e.g. "- --split-compile=0"
+#          adds a build with nvcc's parallel optimizer on every core); the slowest sources of each build
 #   first  bench/build_bench.py --backend cuda (the first-build ratio: every user cache cold)
+#   split  nvcc alone on the heavy bench's heavy source (capabilities 8.0, 9.0): seconds and object
+#          digests at --threads 1/2 x --split-compile 1/2/4/8/0, twice at the most parallel setting,
+#          to tell whether --split-compile may change the compiled code
 # Figures: summary.txt; heavy-bench.{txt,json}, mamba-*.json, build-bench-cuda.{txt,json}.
 device_env
 PARTS=("$@"); [ ${#PARTS[@]} -gt 0 ] || PARTS=(heavy mamba)
@@ -36,7 +39,8 @@ for part in "${PARTS[@]}"; do
     mamba)
       CAP=$("$PY" -c 'import torch; print("%d.%d" % torch.cuda.get_device_capability())')
       variant=$(cuda_variant_name)
-      for flags in "" "--split-compile=0"; do
+      for flags in ${KB_MAMBA_FLAGS:--}; do
+        [ "$flags" = - ] && flags=""
         if [ "$(left)" -lt 60 ]; then note "mamba-ssm ${flags:-default}: skipped (time)"; continue; fi
         work=/tmp/mamba/ssm; rm -rf /tmp/mamba; mkdir -p /tmp/mamba; cp -r .kc/mamba-ssm "$work"
         sed -i -E "s/cuda-capabilities\s*=\s*\[[^]]*\]/cuda-capabilities = [\"$CAP\"]/" "$work/build.toml"
@@ -55,6 +59,25 @@ d = json.load(open(sys.argv[1]))
 for v, times in d.get("compile_times", {}).items():
     print("  slowest:", ", ".join("%s %.1f s" % (t["source"].split("/")[-1], t["seconds"]) for t in sorted(times, key=lambda t: -t["seconds"])[:5]))' \
           "$OUT/mamba-$tag.json" 2>/dev/null | tee -a "$SUMMARY"
+      done ;;
+    split)
+      step "nvcc --split-compile on heavy_bwd.cu (limit $(left) s)"
+      rm -rf /tmp/split; mkdir -p /tmp/split
+      "$PY" -c 'import sys; sys.path.insert(0, "bench"); import heavy_kernel; from pathlib import Path
+heavy_kernel.write_project(Path("/tmp/split"))'
+      src=/tmp/split/heavy/attention/heavy_bwd.cu
+      for setting in "1 1" "2 1" "1 2" "1 4" "1 8" "2 4" "2 8" "2 0" "2 8"; do
+        set -- $setting
+        [ "$(left)" -lt 90 ] && { note "split: stopped (time)"; break; }
+        obj=/tmp/split/heavy_t$1_s$2.o
+        start=$EPOCHREALTIME
+        nvcc -O3 -std=c++17 -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 \
+          --threads="$1" --split-compile="$2" -Xcompiler -fPIC -c "$src" -o "$obj" 2> "$OUT/split-t$1-s$2.log"
+        rc=$?
+        secs=$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
+        sass=$(cuobjdump -sass "$obj" 2>/dev/null | md5sum | cut -c1-12)
+        elf=$(cuobjdump -elf "$obj" 2>/dev/null | md5sum | cut -c1-12)
+        note "threads $1 split-compile $2: exit $rc, $secs s, object $(md5sum < "$obj" | cut -c1-12), sass $sass, elf $elf"
       done ;;
     *) note "unknown part $part" ;;
   esac

@@ -21,6 +21,7 @@
 #include "util/fs.h"
 #include "util/prelude.h"
 #include "util/process.h"
+#include "util/strings.h"
 
 namespace kb::builder {
 
@@ -150,7 +151,16 @@ util::Status prepare_header_cache(const BuildSettings& s, const PlannedVariant& 
   if (plan.ccache) launcher = plan.ccache->string();
   ProjectSpecifics specifics{plan.pch_header, s.project, codegen::kKernelModuleTarget, launcher};
   TorchInstall torch{t.torch_version, t.include_dirs.empty() ? fs::path() : fs::path(t.include_dirs[0])};
-  auto pch = prepare_torch_pch(plan.cmake_dir, specifics, torch, static_cast<size_t>(plan.jobs.jobs));
+  // Whether this build recompiles one of the given objects anyway: Ninja's dry run names them.
+  auto out_of_date = [&plan](const std::vector<std::string>& objects) {
+    std::vector<std::string> argv = ninja_command(plan, 1, {"-n"});
+    argv.insert(argv.end(), objects.begin(), objects.end());
+    auto dry_run = util::run_process(argv);
+    if (!dry_run || !dry_run->success()) return true;  // unknown: switch, as without the question
+    const std::string& text = dry_run->stdout_text;  // "[1/2] Building CXX object ..." per compile
+    return util::starts_with(text, "[") || text.find("\n[") != std::string::npos;
+  };
+  auto pch = prepare_torch_pch(plan.cmake_dir, specifics, torch, static_cast<size_t>(plan.jobs.jobs), out_of_date);
   if (!pch) return std::move(pch).error();
   if (pch->filling) {
     append_log(log_path, "torch header cache: no entry " + pch->key + " yet; compiling without it while it is "

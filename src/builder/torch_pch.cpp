@@ -505,7 +505,7 @@ bool compiled_before(const fs::path& cmake_dir) {
 }  // namespace
 
 Result<PreparedPch> prepare_torch_pch(const fs::path& cmake_dir, const ProjectSpecifics& specifics,
-                                      const TorchInstall& torch, size_t switch_limit) {
+                                      const TorchInstall& torch, size_t switch_limit, const OutOfDate& any_out_of_date) {
   PreparedPch out;
   std::error_code ec;
   fs::create_directories(specifics.pch_header.parent_path(), ec);
@@ -524,20 +524,27 @@ Result<PreparedPch> prepare_torch_pch(const fs::path& cmake_dir, const ProjectSp
   if (!commands.is_array()) return unused("the header cache is not used: compile_commands.json is unreadable");
   std::optional<std::vector<std::string>> tu;
   size_t& users = out.users;
+  std::vector<std::string> objects;  // of the sources that use it
   for (const auto& entry : commands) {
     std::string command = entry.value("command", "");
     if (command.find(specifics.pch_header.string()) == std::string::npos) continue;
     ++users;
-    if (tu) continue;
     auto words = split_command(command);
     if (!words) return unused("the header cache is not used: " + words.error().message);
-    tu = std::move(*words);
+    std::string object = entry.value("output", "");
+    for (size_t i = 0; object.empty() && i + 1 < words->size(); ++i) {
+      if ((*words)[i] == "-o") object = (*words)[i + 1];
+    }
+    objects.push_back(object);
+    if (!tu) tu = std::move(*words);
   }
   if (!tu) return unused(std::nullopt);  // no source uses it (or the compiler is not GCC)
   // Objects compiled without the cache stay valid: switching to it recompiles every source that
-  // uses it, worth it only when they all fit in one wave of compile jobs.
+  // uses it, worth it only when they all fit in one wave of compile jobs, and only in a build that
+  // recompiles one of them anyway.
   auto current = util::read_file(specifics.pch_header);
-  if (current && *current == kUnusedHeaderText && compiled_before(cmake_dir) && users > switch_limit) {
+  if (current && *current == kUnusedHeaderText && compiled_before(cmake_dir) &&
+      (users > switch_limit || (any_out_of_date && !any_out_of_date(objects)))) {
     return unused(std::nullopt);
   }
   auto args = pch_compile_args(*tu, specifics);

@@ -130,10 +130,16 @@ struct PreparedPch {
 // the entry is precompiled by a detached process of the idle scheduling class (it takes the cores
 // the compiles leave idle, and goes on after the build) under the entry's lock; a build that finds
 // the lock held compiles without the cache too. A build directory whose sources were compiled
-// without the cache switches to it only when at most `switch_limit` sources use it (they all
-// recompile then); otherwise it keeps compiling without it until it is built clean.
+// without the cache switches to it (all the sources that use it recompile then) only when at most
+// `switch_limit` sources use it, and only in a build that recompiles one of them anyway:
+// `any_out_of_date` is asked with their objects (paths relative to `cmake_dir`; none given: assume
+// so). A build that leaves them alone (an edit of a CUDA source, say) would otherwise pay for
+// recompiling them all; it keeps compiling without the cache, as does a directory with more users,
+// until it is built clean.
+using OutOfDate = std::function<bool(const std::vector<std::string>& outputs)>;
 util::Result<PreparedPch> prepare_torch_pch(const std::filesystem::path& cmake_dir, const ProjectSpecifics& specifics,
-                                            const TorchInstall& torch, size_t switch_limit);
+                                            const TorchInstall& torch, size_t switch_limit,
+                                            const OutOfDate& any_out_of_date = {});
 
 // CCACHE_SLOPPINESS for compiling with a precompiled header: `current` (the configured value)
 // plus pch_defines and time_macros.

@@ -99,6 +99,15 @@ void add_sources(std::string& out, const std::string& target, const std::vector<
   }
 }
 
+// An nvcc flag that gives its own --split-compile or asks for what it cannot be combined with:
+// device debug code (-G) and link-time optimisation (-dlto, code=lto_*).
+bool excludes_split_compile(const std::string& flag) {
+  for (const char* prefix : {"--split-compile", "-split-compile", "--device-debug", "-dlto", "--dlink-time-opt"}) {
+    if (util::starts_with(flag, prefix)) return true;
+  }
+  return flag == "-G" || flag.find("lto_") != std::string::npos;
+}
+
 util::Result<std::vector<std::string>> cuda_unit_flags(const config::KernelUnit& unit, const VariantProjectInput& input,
                                          const std::vector<std::string>& archs) {
   std::vector<std::string> flags;
@@ -121,6 +130,10 @@ util::Result<std::vector<std::string>> cuda_unit_flags(const config::KernelUnit&
       if (old_cuda && util::starts_with(f, "-static-global-template-stub=")) continue;
       flags.push_back(f);
     }
+  }
+  if (input.nvcc_split_compile > 0 && input.cuda && *input.cuda >= variant::MajorMinor{12, 0} &&
+      std::none_of(flags.begin(), flags.end(), excludes_split_compile)) {
+    flags.push_back("--split-compile=" + std::to_string(input.nvcc_split_compile));
   }
   // One `-gencode=<spec>` token per pair: CMake de-duplicates repeated bare `-gencode` options.
   KB_TRY_ASSIGN(auto gencode, variant::cuda_gencode_flags(archs));

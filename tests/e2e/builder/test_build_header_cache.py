@@ -112,11 +112,18 @@ def test_header_cache_is_shared_used_only_by_torch_h_sources_and_symbol_identica
     assert len(entries(cache_env)) == 1
     assert (entries(cache_env)[0].parent / "command").read_text().count("c++-header") == 1
 
-    # The next build finds the entry; its one source that uses it fits in one wave of compile jobs,
-    # so the build directory switches to the cache.
+    # The next build finds the entry, but recompiles only the binding, which does not use it: the
+    # build directory stays without the cache (switching would recompile the source that uses it).
     binding.write_text(good_binding)
     result = run_build(kernel_builder, one, kb_python, "--variant", cpu_variant, "--unique-id", "pch1")
     assert "precompiling the torch headers" not in result.stderr
+    assert Path(pch).read_text() == "// kernel-builder's torch header cache is not used.\n"
+    assert not os.path.lexists(pch + ".gch")
+    # An edit of the source that uses it: that source fits in one wave of compile jobs, so the
+    # build directory switches to the cache.
+    kernel = one / "addone_cpu" / "addone_cpu.cpp"
+    kernel.write_text(kernel.read_text() + "\n// edited\n")
+    result = run_build(kernel_builder, one, kb_python, "--variant", cpu_variant, "--unique-id", "pch1")
     assert len(entries(cache_env)) == 1
 
     commands = compile_commands(one, cpu_variant)

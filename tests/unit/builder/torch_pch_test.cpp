@@ -285,7 +285,19 @@ TEST(prepare_torch_pch, BuildsAMissingEntryInTheBackground) {
   ASSERT_TRUE(kept);
   EXPECT_FALSE(kept->used);
   EXPECT_FALSE(kept->filling);
-  auto second = prepare_torch_pch(dir / "cmake-build", specifics, {"2.11.0", dir}, 2);
+  // ... and only in a build that recompiles one of them anyway (asked with their objects).
+  std::vector<std::string> asked;
+  auto none_out_of_date = [&asked](const std::vector<std::string>& objects) {
+    asked = objects;
+    return false;
+  };
+  auto untouched = prepare_torch_pch(dir / "cmake-build", specifics, {"2.11.0", dir}, 2, none_out_of_date);
+  ASSERT_TRUE(untouched);
+  EXPECT_FALSE(untouched->used);
+  EXPECT_EQ(asked, (std::vector<std::string>{"CMakeFiles/a.o", "CMakeFiles/c.o"}));
+  EXPECT_EQ(*kb::util::read_file(header), "// kernel-builder's torch header cache is not used.\n");
+  auto second = prepare_torch_pch(dir / "cmake-build", specifics, {"2.11.0", dir}, 2,
+                                  [](const std::vector<std::string>&) { return true; });
   ASSERT_TRUE(second);
   EXPECT_TRUE(second->used);
   EXPECT_FALSE(second->filling);

@@ -142,6 +142,7 @@ TEST(golden, VariantProjectOpsIdUnit) {
   input.cuda = kb::variant::MajorMinor{12, 6};
   input.unit_archs = {{"addone_cuda", {"8.0", "9.0+PTX"}}};
   input.nvcc_threads_option = false;
+  input.nvcc_split_compile = kNvccSplitCompile;
   input.target = kKernelModuleTarget;
   input.ops_id_sources = std::vector<std::string>{};
   input.ops_id_unit = true;
@@ -165,6 +166,40 @@ TEST(golden, VariantProjectOpsIdUnit) {
                                              "  APPEND PROPERTY COMPILE_DEFINITIONS \"TORCH_EXTENSION_NAME=_addone_cuda_abc\")"),
             std::string::npos);
   EXPECT_EQ(files->at("CMakeLists.txt").find("KB_OPS_ID_UNIT"), std::string::npos);
+}
+
+// --split-compile: on every CUDA source of a toolkit that has it (12.0 on), unless the unit's flags
+// give their own or ask for device debug code or link-time optimisation.
+TEST(variant_project, SplitCompileWhereTheToolkitAndTheUnitAllowIt) {
+  auto flags_of = [](const std::string& cuda_flags, kb::variant::MajorMinor cuda) {
+    std::string toml = all_backends_toml;
+    toml.replace(toml.find("cuda-flags = [\"-lineinfo\", \"-static-global-template-stub=false\"]"),
+                 std::string("cuda-flags = [\"-lineinfo\", \"-static-global-template-stub=false\"]").size(),
+                 "cuda-flags = [" + cuda_flags + "]");
+    auto config = parse(toml);
+    VariantProjectInput input;
+    input.config = &config;
+    input.backend = kb::config::Backend::cuda;
+    input.variant = "torch211-cxx11-cu126-x86_64-linux";
+    input.ops_id = "_addone_cuda_abc";
+    input.torch = {2, 11};
+    input.cuda = cuda;
+    input.unit_archs = {{"addone_cuda", {"8.0", "9.0"}}};
+    input.nvcc_split_compile = kNvccSplitCompile;
+    auto files = generate_variant_project(input);
+    EXPECT_TRUE(files) << (files ? "" : files.error().message);
+    std::string text = files->at("CMakeLists.txt");
+    size_t at = text.find("COMPILE_OPTIONS", text.find("addone.cu"));
+    return text.substr(at, text.find('\n', at) - at);
+  };
+  EXPECT_NE(flags_of("\"-lineinfo\"", {12, 6}).find(";--split-compile=4;-gencode="), std::string::npos)
+      << flags_of("\"-lineinfo\"", {12, 6});
+  EXPECT_NE(flags_of("", {13, 0}).find("--split-compile=4"), std::string::npos);
+  EXPECT_EQ(flags_of("", {11, 8}).find("split-compile"), std::string::npos);
+  for (const char* own : {"\"-G\"", "\"--device-debug\"", "\"-dlto\"", "\"--split-compile=2\"", "\"-split-compile=0\""}) {
+    std::string flags = flags_of(own, {12, 6});
+    EXPECT_EQ(flags.find("split-compile=4"), std::string::npos) << own << ": " << flags;
+  }
 }
 
 // A Metal variant too: the metallib, its embedding header and namespace are named after the
