@@ -58,6 +58,8 @@ def main() -> None:
     parser.add_argument("--capabilities", default="8.0,9.0")
     parser.add_argument("--json")
     parser.add_argument("--keep", help="keep the projects and logs in this directory")
+    parser.add_argument("--split-compile", type=int, help="pass `--split-compile N` to kernel-builder (nvcc's "
+                        "parallel optimiser; its output is then not reproducible, docs/build-engine.md)")
     args = parser.parse_args()
     caps = args.capabilities.split(",")
     variant = cuda_variant(args.python)
@@ -73,6 +75,8 @@ def main() -> None:
         shutil.rmtree(tmp / "ccache", ignore_errors=True)
         build = [args.kernel_builder, "build", str(project), "--python", args.python, "--variant", variant,
                  "--unique-id", "bench", "--cores", str(args.cores), "--json"]
+        if args.split_compile:
+            build += ["--split-compile", str(args.split_compile)]
 
         def edit(root: Path, name: str) -> None:
             path = root / "attention" / name
@@ -91,6 +95,8 @@ def main() -> None:
     load = os.getloadavg()
     print(f"heavy kernel: {args.light} light + 1 heavy CUDA sources, capabilities {', '.join(caps)}; {variant}, "
           f"{args.cores} cores (MAX_JOBS={args.cores}); load average {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}")
+    if args.split_compile:
+        print(f"kernel-builder build --split-compile {args.split_compile}")
     if os.environ.get("NVCC_APPEND_FLAGS"):
         print(f"NVCC_APPEND_FLAGS={os.environ['NVCC_APPEND_FLAGS']}")
     print(f"{'':24}{'cpp_extension':>15}{'kernel-builder':>16}{'ratio':>8}")

@@ -30,6 +30,7 @@ struct BuildOptions {
   bool no_cache = false;
   bool no_header_cache = false;  // --no-header-cache (torch_pch.h)
   bool no_symbol_isolation = false;  // --no-symbol-isolation (kernel units share one symbol space)
+  int split_compile = 0;  // --split-compile N: nvcc's parallel optimiser (docs/build-engine.md); 0: off
   bool skip_checks = false;
   bool no_import_check = false;
   bool bundle = false;

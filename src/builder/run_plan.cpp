@@ -103,6 +103,7 @@ RunPlan plan_run(const BuildOptions& options, VariantSelection selection, const 
         "so objects compiled with them could not be shared");
   }
   settings.symbol_isolation = !options.no_symbol_isolation;
+  settings.split_compile = options.split_compile;
   settings.offline = options.offline;
   settings.import_check = !options.no_import_check;
   settings.skip_checks = options.skip_checks;

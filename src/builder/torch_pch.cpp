@@ -531,10 +531,13 @@ Result<PreparedPch> prepare_torch_pch(const fs::path& cmake_dir, const ProjectSp
     ++users;
     auto words = split_command(command);
     if (!words) return unused("the header cache is not used: " + words.error().message);
+    // Ninja's name of the object: relative to the build directory (CMake 4 writes "output" as an
+    // absolute path, CMake 3 writes none: then the command's -o).
     std::string object = entry.value("output", "");
     for (size_t i = 0; object.empty() && i + 1 < words->size(); ++i) {
       if ((*words)[i] == "-o") object = (*words)[i + 1];
     }
+    if (fs::path(object).is_absolute()) object = fs::path(object).lexically_relative(cmake_dir).string();
     objects.push_back(object);
     if (!tu) tu = std::move(*words);
   }

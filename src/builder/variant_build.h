@@ -43,6 +43,8 @@ struct BuildSettings {
   bool header_cache = true;
   // Each kernel unit keeps its own symbols (templates/project/variant/kernel_units.cmake).
   bool symbol_isolation = true;
+  // nvcc's --split-compile on every CUDA source (--split-compile N; 0: not given).
+  int split_compile = 0;
   // No downloads of pinned header archives (--offline; KERNEL_BUILDER_OFFLINE is read too).
   bool offline = false;
   bool import_check = true;

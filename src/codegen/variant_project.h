@@ -38,9 +38,9 @@ struct VariantProjectInput {
   bool nvcc_threads_option = true;
   // nvcc's --split-compile on every CUDA source (0: not given), where the toolkit has it (12.0 on)
   // and the unit's flags neither give their own nor ask for what excludes it (-G, link-time
-  // optimisation). A fixed count, in the compile commands: the count changes the layout of the
-  // compiled device code (never the code), so it must not follow the machine's cores
-  // (docs/build-engine.md). The variant build sets kNvccSplitCompile.
+  // optimisation). In the compile commands: the count changes the compiled device code's layout,
+  // so it is part of the compile identity (docs/build-engine.md). The variant build's
+  // `--split-compile N`.
   int nvcc_split_compile = 0;
   // The module's CMake target; empty: `ops_id` (create-pyproject passes `${OPS_NAME}` there). The
   // variant build names it kKernelModuleTarget, so that the objects' paths and the target's export
@@ -53,10 +53,6 @@ struct VariantProjectInput {
   std::optional<std::vector<std::string>> ops_id_sources;
   bool ops_id_unit = false;
 };
-
-// The variant build's --split-compile: measured on an H200 with the heavy benchmark's heavy source
-// (bench/heavy_kernel.py, two capabilities, --threads 2), 38.1 s at 1, 18.9 s at 4, 17.7 s at 8.
-inline constexpr int kNvccSplitCompile = 4;
 
 // The variant build's module target.
 inline constexpr const char* kKernelModuleTarget = "kb_module";

@@ -60,6 +60,19 @@ def test_cuda_compile_identity_does_not_depend_on_nvcc_threads(tmp_path, kernel_
     assert compiled_objects(project, cuda) == []
     log = (project / "build" / ".kb" / cuda / "build.log").read_text()
     assert "$ cmake " not in log and "Re-running CMake" not in log
+    # --split-compile N changes what nvcc produces (docs/build-engine.md): it is in the compile
+    # commands, so asking for it recompiles the CUDA sources; --check-reproducible refuses it.
+    (project / "build" / ".kb" / cuda / "stamp").unlink()
+    run_build(kernel_builder, project, kb_python, *build, "--cores", "2", "--split-compile", "2")
+    recompiled = compiled_objects(project, cuda)
+    assert recompiled and all(o.endswith(".cu.o") for o in recompiled), recompiled
+    ninja = (project / "build" / ".kb" / cuda / "cmake-build" / "build.ninja").read_text()
+    assert ninja.count("--split-compile=2") == len(recompiled), recompiled
+    refused = run_build(kernel_builder, project, kb_python, *build, "--split-compile", "2", "--check-reproducible",
+                        check=False)
+    assert refused.returncode == 2, refused.stderr
+    assert "error: --check-reproducible cannot be combined with --split-compile" in refused.stderr
+    assert "hint: nvcc's output varies from build to build with --split-compile" in refused.stderr
 
 
 def test_new_ops_id_recompiles_only_the_ops_id_source(built, kernel_builder, kb_python, cpu_variant):

@@ -253,7 +253,8 @@ TEST(prepare_torch_pch, BuildsAMissingEntryInTheBackground) {
   fs::path header = dir / "work" / "torch_pch.h";
   std::string cc = compiler.string();
   ASSERT_TRUE(kb::util::write_file_atomic(dir / "cmake-build" / "compile_commands.json",
-                                   "[{\"command\": \"" + cc + " -O2 -include " + header.string() + " -o CMakeFiles/a.o -c a.cpp\"},"
+                                   "[{\"command\": \"" + cc + " -O2 -include " + header.string() + " -o CMakeFiles/a.o -c a.cpp\","
+                                   "  \"output\": \"" + (dir / "cmake-build" / "CMakeFiles" / "a.o").string() + "\"},"
                                    " {\"command\": \"" + cc + " -O2 -include " + header.string() + " -o CMakeFiles/c.o -c c.cpp\"},"
                                    " {\"command\": \"" + cc + " -O2 -o CMakeFiles/b.cu.o -c b.cu\"}]"));
   ProjectSpecifics specifics{header, dir, "t", std::nullopt};

@@ -142,7 +142,6 @@ TEST(golden, VariantProjectOpsIdUnit) {
   input.cuda = kb::variant::MajorMinor{12, 6};
   input.unit_archs = {{"addone_cuda", {"8.0", "9.0+PTX"}}};
   input.nvcc_threads_option = false;
-  input.nvcc_split_compile = kNvccSplitCompile;
   input.target = kKernelModuleTarget;
   input.ops_id_sources = std::vector<std::string>{};
   input.ops_id_unit = true;
@@ -185,7 +184,7 @@ TEST(variant_project, SplitCompileWhereTheToolkitAndTheUnitAllowIt) {
     input.torch = {2, 11};
     input.cuda = cuda;
     input.unit_archs = {{"addone_cuda", {"8.0", "9.0"}}};
-    input.nvcc_split_compile = kNvccSplitCompile;
+    input.nvcc_split_compile = 4;
     auto files = generate_variant_project(input);
     EXPECT_TRUE(files) << (files ? "" : files.error().message);
     std::string text = files->at("CMakeLists.txt");
