@@ -3,7 +3,10 @@ variants (its kernelize integration is tested in tests/python/test_layers_rmsnor
 import pytest
 import torch
 
-TOLERANCES = {torch.float32: (1e-5, 1e-5), torch.float16: (1e-3, 1e-3), torch.bfloat16: (1.6e-2, 1e-2)}
+# Two units in the last place of the half types (float16 eps 9.8e-4, bfloat16 7.8e-3): the kernel sums
+# the squares in its own order, torch's mean in another, so the normalized value, rounded to the
+# dtype before the weight, may land one unit apart (seen: 2 of 86,016 float16 elements at 1.5e-3).
+TOLERANCES = {torch.float32: (1e-5, 1e-5), torch.float16: (2e-3, 2e-3), torch.bfloat16: (1.6e-2, 1e-2)}
 
 
 @pytest.fixture
