@@ -219,8 +219,8 @@ inline void add_build_flags(CLI::App& app, BuildCommandOptions& o, bool with_var
   app.add_flag("--no-symbol-isolation", o.build.no_symbol_isolation,
                "Link all kernel units into one symbol space (by default each unit keeps its internal symbols)");
   app.add_option("--split-compile", o.build.split_compile,
-                 "nvcc's parallel optimiser on every CUDA source, N parts at once: a heavy source compiles up to "
-                 "4x faster, but nvcc's output then varies from build to build (not reproducible)")
+                 "nvcc's parallel optimiser on every CUDA source, N parts at once: a heavy source may compile about "
+                 "twice as fast, but nvcc's output then varies from build to build (not reproducible)")
       ->check(CLI::Range(1, 64))
       ->option_text("N");
   app.add_flag("--skip-checks", o.build.skip_checks, "Skip the layout, lint and import checks");
