@@ -85,15 +85,21 @@ kb::config::BuildConfig parse(const std::string& text) {
   return outcome.parsed->config;
 }
 
-std::string project_for(const kb::config::BuildConfig& config, kb::config::Backend backend, const std::string& variant,
-                        const std::string& ops_id, std::map<std::string, std::vector<std::string>> archs = {},
-                        std::optional<kb::config::Version> stable = std::nullopt) {
+VariantProjectInput base_input(const kb::config::BuildConfig& config, kb::config::Backend backend,
+                               const std::string& variant, const std::string& ops_id) {
   VariantProjectInput input;
   input.config = &config;
   input.backend = backend;
   input.variant = variant;
   input.ops_id = ops_id;
   input.torch = {2, 11};
+  return input;
+}
+
+std::string project_for(const kb::config::BuildConfig& config, kb::config::Backend backend, const std::string& variant,
+                        const std::string& ops_id, std::map<std::string, std::vector<std::string>> archs = {},
+                        std::optional<kb::config::Version> stable = std::nullopt) {
+  auto input = base_input(config, backend, variant, ops_id);
   if (backend == kb::config::Backend::cuda) input.cuda = kb::variant::MajorMinor{12, 6};
   input.unit_archs = std::move(archs);
   input.stable_abi = stable;
@@ -104,6 +110,16 @@ std::string project_for(const kb::config::BuildConfig& config, kb::config::Backe
   EXPECT_TRUE(files) << (files ? "" : files.error().message);
   EXPECT_EQ(files->count("registration.h"), 1u);
   return files->at("CMakeLists.txt");
+}
+
+// The variant build's input for one module: a fixed target and the ops id in kb_ops_id.cpp.
+VariantProjectInput module_input(const kb::config::BuildConfig& config, kb::config::Backend backend,
+                                 const std::string& variant, const std::string& ops_id) {
+  auto input = base_input(config, backend, variant, ops_id);
+  input.target = kKernelModuleTarget;
+  input.ops_id_sources = std::vector<std::string>{};
+  input.ops_id_unit = true;
+  return input;
 }
 
 }  // namespace
@@ -133,18 +149,10 @@ TEST(golden, VariantProjectPerBackend) {
 // generated kb_ops_id.cpp (ops_id_unit), or on the listed sources.
 TEST(golden, VariantProjectOpsIdUnit) {
   auto config = parse(all_backends_toml);
-  VariantProjectInput input;
-  input.config = &config;
-  input.backend = kb::config::Backend::cuda;
-  input.variant = "torch211-cxx11-cu126-x86_64-linux";
-  input.ops_id = "_addone_cuda_abc";
-  input.torch = {2, 11};
+  auto input = module_input(config, kb::config::Backend::cuda, "torch211-cxx11-cu126-x86_64-linux", "_addone_cuda_abc");
   input.cuda = kb::variant::MajorMinor{12, 6};
   input.unit_archs = {{"addone_cuda", {"8.0", "9.0+PTX"}}};
   input.nvcc_threads_option = false;
-  input.target = kKernelModuleTarget;
-  input.ops_id_sources = std::vector<std::string>{};
-  input.ops_id_unit = true;
   auto files = generate_variant_project(input);
   ASSERT_TRUE(files) << files.error().message;
   expect_golden("cmake_cuda_ops_id_unit.txt", files->at("CMakeLists.txt"));
@@ -176,12 +184,7 @@ TEST(variant_project, SplitCompileWhereTheToolkitAndTheUnitAllowIt) {
                  std::string("cuda-flags = [\"-lineinfo\", \"-static-global-template-stub=false\"]").size(),
                  "cuda-flags = [" + cuda_flags + "]");
     auto config = parse(toml);
-    VariantProjectInput input;
-    input.config = &config;
-    input.backend = kb::config::Backend::cuda;
-    input.variant = "torch211-cxx11-cu126-x86_64-linux";
-    input.ops_id = "_addone_cuda_abc";
-    input.torch = {2, 11};
+    auto input = module_input(config, kb::config::Backend::cuda, "torch211-cxx11-cu126-x86_64-linux", "_addone_cuda_abc");
     input.cuda = cuda;
     input.unit_archs = {{"addone_cuda", {"8.0", "9.0"}}};
     input.nvcc_split_compile = 4;
@@ -205,15 +208,7 @@ TEST(variant_project, SplitCompileWhereTheToolkitAndTheUnitAllowIt) {
 // kernel, so with the ops id in kb_ops_id.cpp no compile command or custom command names it.
 TEST(golden, VariantProjectOpsIdUnitMetal) {
   auto config = parse(all_backends_toml);
-  VariantProjectInput input;
-  input.config = &config;
-  input.backend = kb::config::Backend::metal;
-  input.variant = "torch211-metal-aarch64-darwin";
-  input.ops_id = "_addone_metal_abc";
-  input.torch = {2, 11};
-  input.target = kKernelModuleTarget;
-  input.ops_id_sources = std::vector<std::string>{};
-  input.ops_id_unit = true;
+  auto input = module_input(config, kb::config::Backend::metal, "torch211-metal-aarch64-darwin", "_addone_metal_abc");
   auto files = generate_variant_project(input);
   ASSERT_TRUE(files) << files.error().message;
   std::string text = files->at("CMakeLists.txt");
