@@ -529,17 +529,20 @@ Result<PreparedPch> prepare_torch_pch(const fs::path& cmake_dir, const ProjectSp
     std::string command = entry.value("command", "");
     if (command.find(specifics.pch_header.string()) == std::string::npos) continue;
     ++users;
-    auto words = split_command(command);
-    if (!words) return unused("the header cache is not used: " + words.error().message);
     // Ninja's name of the object: relative to the build directory (CMake 4 writes "output" as an
-    // absolute path, CMake 3 writes none: then the command's -o).
+    // absolute path, CMake 3 writes none: then the command's -o). The command is split only for
+    // that and for the first user's, which the entry is precompiled like.
     std::string object = entry.value("output", "");
-    for (size_t i = 0; object.empty() && i + 1 < words->size(); ++i) {
-      if ((*words)[i] == "-o") object = (*words)[i + 1];
+    if (object.empty() || !tu) {
+      auto words = split_command(command);
+      if (!words) return unused("the header cache is not used: " + words.error().message);
+      for (size_t i = 0; object.empty() && i + 1 < words->size(); ++i) {
+        if ((*words)[i] == "-o") object = (*words)[i + 1];
+      }
+      if (!tu) tu = std::move(*words);
     }
     if (fs::path(object).is_absolute()) object = fs::path(object).lexically_relative(cmake_dir).string();
     objects.push_back(object);
-    if (!tu) tu = std::move(*words);
   }
   if (!tu) return unused(std::nullopt);  // no source uses it (or the compiler is not GCC)
   // Objects compiled without the cache stay valid: switching to it recompiles every source that

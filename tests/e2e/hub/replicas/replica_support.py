@@ -52,6 +52,14 @@ def service(name: str, *args, timeout=120) -> dict:
     return exports(result.stdout)
 
 
+def unavailable(under_ci: str, elsewhere: str) -> None:
+    """Something the replica tests need is missing: a failure in CI, which provides everything
+    (scripts/install-deps, the wheels), a skip elsewhere."""
+    if os.environ.get("CI") == "true":
+        pytest.fail(under_ci)
+    pytest.skip(elsewhere)
+
+
 def require_postgres_back_end(kernel_hub: Path, scratch: Path) -> None:
     """A kernel-hub built without libpq (from source where libpq-dev is missing) has no PostgreSQL
     back end (docs/hub-scale.md): asked to migrate into a database it refuses at once as a usage
@@ -63,9 +71,8 @@ def require_postgres_back_end(kernel_hub: Path, scratch: Path) -> None:
     assert result.returncode in (1, 2), result.stderr
     if result.returncode == 2:
         message = f"{kernel_hub} was built without the PostgreSQL back end (libpq): {result.stderr.strip()}"
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"CI tests the wheel's kernel-hub, which links libpq (scripts/build-wheels); {message}")
-        pytest.skip(f"{message}; install libpq-dev (scripts/install-deps) and rebuild")
+        unavailable(f"CI tests the wheel's kernel-hub, which links libpq (scripts/build-wheels); {message}",
+                    f"{message}; install libpq-dev (scripts/install-deps) and rebuild")
 
 
 def require_binaries():
@@ -75,9 +82,8 @@ def require_binaries():
         "haproxy": ["/usr/sbin/haproxy"],
     }.items() if not any(Path(p).exists() for p in paths)]
     if missing:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"CI installs the replica services (scripts/install-deps), but these are missing: {missing}")
-        pytest.skip(f"not installed: {', '.join(missing)} (scripts/install-deps installs them)")
+        unavailable(f"CI installs the replica services (scripts/install-deps), but these are missing: {missing}",
+                    f"not installed: {', '.join(missing)} (scripts/install-deps installs them)")
 
 
 @dataclass
