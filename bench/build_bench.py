@@ -65,10 +65,13 @@ STEP_LINE = re.compile(r"^\S+: ([a-z][a-z ]*?)(?: \[\d+/\d+\])? \(\d+:\d\d(?::\d
 
 
 def run_staged(command, env) -> tuple:
-    """Runs a kernel-builder build; returns its time and the seconds of each stage, from the
-    `<variant>: <stage> (<elapsed>)` lines it prints on stderr (not a TTY: one line per stage change)."""
+    """Runs a kernel-builder build; returns its time, the seconds of each stage, from the
+    `<variant>: <stage> (<elapsed>)` lines it prints on stderr (not a TTY: one line per stage change),
+    and its compile times (`--json`: source, seconds, started), slowest first."""
     start = time.monotonic()
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
+    # --json's summary (a few KB) is written at exit: the pipe holds it while stderr is read.
+    process = subprocess.Popen(command + ["--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               env=env)
     marks, lines = {}, []
     for line in process.stderr:
         lines.append(line)
@@ -77,15 +80,17 @@ def run_staged(command, env) -> tuple:
         stage = match.group(1) if match else None
         if stage in STAGES + ["link"] and stage not in marks:
             marks[stage] = time.monotonic() - start
+    summary = process.stdout.read()
     process.wait()
     elapsed = time.monotonic() - start
     if process.returncode != 0:
         sys.exit(f"command failed: {' '.join(map(str, command))}\n{''.join(lines)[-4000:]}")
+    times = [t for variant in json.loads(summary).get("compile_times", {}).values() for t in variant]
     points = [("detect", 0.0)] + [(name, marks[name]) for name in STAGES if name in marks] + [("exit", elapsed)]
     names = {"detect": "detect", "generate": "generate", "configure": "configure", "compile": "compile",
              "stage": "stage", "check": "check", "done": "finish"}
     stages = {names[a]: round(tb - ta, 3) for (a, ta), (_, tb) in zip(points, points[1:])}
-    return elapsed, stages
+    return elapsed, stages, sorted(times, key=lambda t: -t["seconds"])
 
 
 def sources(project: Path, backend: str) -> list:
@@ -172,9 +177,15 @@ def main() -> None:
             shutil.rmtree(project / "build", ignore_errors=True)
             return run(build + list(extra), env)
 
-        def clean_staged():
+        stages, compiles = {}, {}
+
+        def staged(label):
+            seconds, stages[label], compiles[label] = run_staged(build, env)
+            return seconds
+
+        def clean_staged(label):
             shutil.rmtree(project / "build", ignore_errors=True)
-            return run_staged(build, env)
+            return staged(label)
 
         def forget_toolchains():
             for cache in ("toolchains", "cmake-seeds"):
@@ -186,16 +197,13 @@ def main() -> None:
         rows = {}
         rows["cpp_extension.load, clean"] = cpp_extension_build(args.python, project, tmp / "cpp_extension", args.cores,
                                                                args.backend)
-        stages = {}
         shutil.rmtree(project / "build", ignore_errors=True)
-        rows["ours, first build (every user cache cold)"], stages["first build (every cache cold)"] = \
-            run_staged(build, env)
+        rows["ours, first build (every user cache cold)"] = staged("first build (every cache cold)")
         fill_seconds = wait_for_header_cache(tmp / "xdg")
         forget_toolchains()
-        rows["ours, clean, header cache warm, toolchain/CMake cache cold"], stages["toolchain/CMake cache cold"] = \
-            clean_staged()
+        rows["ours, clean, header cache warm, toolchain/CMake cache cold"] = clean_staged("toolchain/CMake cache cold")
         uncached_module = built_module().read_bytes()
-        rows["ours, clean, header cache warm"], stages["all user caches warm"] = clean_staged()
+        rows["ours, clean, header cache warm"] = clean_staged("all user caches warm")
         with_cache = exported_symbols(built_module())
         cached_identical = built_module().read_bytes() == uncached_module
         rows["ours, clean, --no-header-cache"] = clean("--no-header-cache")
@@ -218,6 +226,10 @@ def main() -> None:
     print(f"  {'':28}" + "".join(f"{name:>10}" for name in stages["all user caches warm"]))
     for label, times in stages.items():
         print(f"  {label:28}" + "".join(f"{times.get(name, 0.0):10.2f}" for name in stages["all user caches warm"]))
+    print("compiles of the clean builds (seconds, from when in the compile stage):")
+    for label, times in compiles.items():
+        print(f"  {label}: " + ", ".join(f"{Path(t['source']).name} {t['seconds']:.1f} (from {t['started']:.1f})"
+                                         for t in times))
     print(f"the header cache entry was ready {fill_seconds:.1f} s after the first build returned (built in the background)")
     print(f"header cache entries: {len(entries)}; exported symbols with/without the header cache: "
           f"{'identical' if with_cache == without_cache else 'DIFFERENT'} ({len(with_cache)} symbols); "
@@ -225,7 +237,8 @@ def main() -> None:
     if args.json:
         Path(args.json).write_text(json.dumps({"variant": variant, "cores": args.cores, "load": load,
                                                "seconds": rows, "ratio": {k: v / reference for k, v in rows.items()},
-                                               "stages": stages, "header_cache_ready_after_first_build_s": fill_seconds,
+                                               "stages": stages, "compiles": compiles,
+                                               "header_cache_ready_after_first_build_s": fill_seconds,
                                                "symbols_identical": with_cache == without_cache,
                                                "toolchain_cache_identical": cached_identical}, indent=2) + "\n")
     if with_cache != without_cache:

@@ -8,10 +8,14 @@ run, each:
                             XDG_CACHE_HOME and CCACHE_DIR; ccache on, as by default)
   one-file edit (light)     a comment appended to one light source, then an incremental build
   one-file edit (heavy)     the same on heavy_bwd.cu, the long pole
+  cold, heavy source first  cold again (new directories, fresh caches) with heavy_bwd.cu listed first
+                            in the kernel's `src` (and first in cpp_extension's sources): what
+                            `build`'s late-start hint asks of an author (docs/build-engine.md)
 
 Per build it prints the seconds and kernel-builder / cpp_extension; for kernel-builder also the
-slowest sources (its `--json` compile times). NVCC_APPEND_FLAGS of the environment reaches both
-builders' nvcc (e.g. NVCC_APPEND_FLAGS=--split-compile=0 to try nvcc's parallel optimizer).
+slowest sources and when each started (its `--json` compile times). NVCC_APPEND_FLAGS of the
+environment reaches both builders' nvcc (e.g. NVCC_APPEND_FLAGS=--split-compile=0 to try nvcc's
+parallel optimizer).
 
 Usage: heavy_bench.py [--kernel-builder PATH] [--python PATH] [--cores N] [--light N]
                       [--capabilities 8.0,9.0] [--json FILE] [--keep DIR]
@@ -91,6 +95,18 @@ def main() -> None:
             ours_seconds, times = ours(build, env)
             rows[label] = (ref, ours_seconds)
             slowest[label] = times[:4]
+        # The same cold builds with the heavy source first, in directories and caches of their own.
+        first = tmp / "heavy-first"
+        shutil.rmtree(first, ignore_errors=True)
+        reference = write_project(first / "ref", args.light, caps, heavy_first=True)
+        project = write_project(first / "ours", args.light, caps, heavy_first=True)
+        env = dict(os.environ, XDG_CACHE_HOME=str(first / "xdg"), CCACHE_DIR=str(first / "ccache"))
+        build[2] = str(project)
+        label = "cold, heavy source first"
+        ref = cpp_extension_build(args.python, reference, first / "cpp_extension", args.cores, "cuda")
+        ours_seconds, times = ours(build, env)
+        rows[label] = (ref, ours_seconds)
+        slowest[label] = times[:4]
 
     load = os.getloadavg()
     print(f"heavy kernel: {args.light} light + 1 heavy CUDA sources, capabilities {', '.join(caps)}; {variant}, "
@@ -103,7 +119,8 @@ def main() -> None:
     for label, (ref, mine) in rows.items():
         print(f"{label:24}{ref:13.1f} s{mine:14.1f} s{mine / ref:7.2f}x")
     for label, times in slowest.items():
-        print(f"slowest sources, {label}: " + ", ".join(f"{t['source'].split('/')[-1]} {t['seconds']:.1f} s" for t in times))
+        print(f"slowest sources, {label}: " + ", ".join(f"{t['source'].split('/')[-1]} {t['seconds']:.1f} s "
+                                                         f"(from {t['started']:.1f} s)" for t in times))
     if args.json:
         Path(args.json).write_text(json.dumps({"variant": variant, "cores": args.cores, "light": args.light,
                                                "capabilities": caps, "load": load,

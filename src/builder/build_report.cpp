@@ -17,7 +17,9 @@ std::string render_summary_json(const BuildSummary& summary) {
     auto& list = out["compile_times"][variant] = nlohmann::ordered_json::array();
     for (const auto& time : times) {
       // Milliseconds are what Ninja records.
-      list.push_back({{"source", time.source}, {"seconds", std::round(time.seconds * 1000.0) / 1000.0}});
+      list.push_back({{"source", time.source},
+                      {"seconds", std::round(time.seconds * 1000.0) / 1000.0},
+                      {"started", std::round(time.started * 1000.0) / 1000.0}});
     }
   }
   return out.dump(2) + "\n";

@@ -9,7 +9,7 @@
 namespace kb::builder {
 
 // {"built": [...], "up_to_date": [...], "not_built": [...],
-//  "compile_times": {"<variant>": [{"source": "...", "seconds": 1.25}, ...]}} (sources slowest first).
+//  "compile_times": {"<variant>": [{"source": "...", "seconds": 1.25, "started": 0.5}, ...]}} (sources slowest first).
 std::string render_summary_json(const BuildSummary& summary);
 
 }  // namespace kb::builder

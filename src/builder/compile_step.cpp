@@ -151,14 +151,23 @@ util::Status prepare_header_cache(const BuildSettings& s, const PlannedVariant& 
   if (plan.ccache) launcher = plan.ccache->string();
   ProjectSpecifics specifics{plan.pch_header, s.project, codegen::kKernelModuleTarget, launcher};
   TorchInstall torch{t.torch_version, t.include_dirs.empty() ? fs::path() : fs::path(t.include_dirs[0])};
-  // Whether this build recompiles one of the given objects anyway: Ninja's dry run names them.
+  // Whether this build recompiles one of the given objects anyway: Ninja's dry run names them, one
+  // "[1/2] Building CXX object <object>" line each (the status before it is NINJA_STATUS's). A
+  // pending re-run of CMake (a new ops id renames the module) goes first, as the build would run it:
+  // a dry run stops after it without looking at the objects.
   auto out_of_date = [&plan](const std::vector<std::string>& objects) {
+    auto regenerate = util::run_process(ninja_command(plan, 1, {"build.ninja"}));
+    if (!regenerate || !regenerate->success()) return true;  // the build reports it
     std::vector<std::string> argv = ninja_command(plan, 1, {"-n"});
     argv.insert(argv.end(), objects.begin(), objects.end());
     auto dry_run = util::run_process(argv);
     if (!dry_run || !dry_run->success()) return true;  // unknown: switch, as without the question
-    const std::string& text = dry_run->stdout_text;  // "[1/2] Building CXX object ..." per compile
-    return util::starts_with(text, "[") || text.find("\n[") != std::string::npos;
+    for (const auto& line : util::split(dry_run->stdout_text, '\n')) {
+      for (const auto& object : objects) {
+        if (util::ends_with(line, " " + object)) return true;
+      }
+    }
+    return false;
   };
   auto pch = prepare_torch_pch(plan.cmake_dir, specifics, torch, static_cast<size_t>(plan.jobs.jobs), out_of_date);
   if (!pch) return std::move(pch).error();
@@ -203,7 +212,7 @@ util::Status run_compile(const BuildSettings& s, const PlannedVariant& v, const 
   if (!run) return std::move(run).error();
   if (!run->success()) return build_failure(v.name, "compilation failed", log_path);
   times = compile_times(ninja_log_before, read_ninja_log(plan), plan.sources);
-  std::string table = render_compile_times_table(times);
+  std::string table = render_compile_times_table(times) + render_late_start_hint(times);
   append_log(log_path, table.substr(0, table.size() - 1));
   if (plan.remote_cache && s.reporter) {
     auto log = util::read_file(plan.stats_log);

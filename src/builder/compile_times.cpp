@@ -53,11 +53,18 @@ std::vector<SourceTime> compile_times(const std::map<std::string, NinjaLogEntry>
                                       const std::map<std::string, NinjaLogEntry>& after,
                                       const std::vector<std::string>& sources) {
   std::vector<SourceTime> out;
+  std::vector<std::int64_t> starts;
   for (const auto& [output, entry] : after) {
     if (!util::ends_with(output, ".o") || output.find(".dir/") == std::string::npos) continue;
     auto previous = before.find(output);
     if (previous != before.end() && previous->second.line == entry.line) continue;
     out.push_back({object_source(output, sources), static_cast<double>(entry.end_ms - entry.start_ms) / 1000.0});
+    starts.push_back(entry.start_ms);
+  }
+  // Start offsets from this build's first compile (Ninja's clock starts with each run).
+  if (!starts.empty()) {
+    std::int64_t first = *std::min_element(starts.begin(), starts.end());
+    for (size_t i = 0; i < out.size(); ++i) out[i].started = static_cast<double>(starts[i] - first) / 1000.0;
   }
   std::stable_sort(out.begin(), out.end(), [](const SourceTime& a, const SourceTime& b) {
     return a.seconds != b.seconds ? a.seconds > b.seconds : a.source < b.source;
@@ -73,6 +80,19 @@ std::string render_compile_times_table(const std::vector<SourceTime>& times) {
     out += std::string(seconds.size() < 8 ? 8 - seconds.size() : 0, ' ') + seconds + "  " + time.source + "\n";
   }
   return out;
+}
+
+std::string render_late_start_hint(const std::vector<SourceTime>& times) {
+  if (times.size() < 2) return "";
+  const SourceTime& slowest = times.front();
+  double last_end = 0;
+  for (const auto& time : times) last_end = std::max(last_end, time.started + time.seconds);
+  bool waited_for = slowest.started + slowest.seconds >= last_end - 0.5;
+  if (!waited_for || slowest.started < 2.0 || slowest.started < 0.1 * slowest.seconds) return "";
+  return "hint: the build waited for " + slowest.source + " (" + seconds_text(slowest.seconds) + " s), which started " +
+         seconds_text(slowest.started) +
+         " s after the first compile:\n  sources start in the order of their `src` list in build.toml; list it first "
+         "there to start it first\n";
 }
 
 std::string render_slowest_sources(const std::string& variant, const std::vector<SourceTime>& times, size_t limit) {

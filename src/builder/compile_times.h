@@ -23,6 +23,7 @@ std::map<std::string, NinjaLogEntry> parse_ninja_log(const std::string& text);
 struct SourceTime {
   std::string source;  // project-relative, or the file name of a generated source
   double seconds = 0;
+  double started = 0;  // seconds after the first compile of the same build started
   bool operator==(const SourceTime&) const = default;
 };
 
@@ -40,6 +41,11 @@ std::string object_source(const std::string& object, const std::vector<std::stri
 
 // The table build.log keeps: a header line, then `<seconds>  <source>` per source.
 std::string render_compile_times_table(const std::vector<SourceTime>& times);
+
+// When a build waited for its slowest source because it started late (it finished last, and it
+// started at least 2 s and a tenth of its own time after the first compile), a hint to list it
+// first: Ninja starts the sources of a target in the order of their `src` list. Empty otherwise.
+std::string render_late_start_hint(const std::vector<SourceTime>& times);
 
 // For stderr after a build: the `limit` slowest sources of a variant, one indented line each,
 // under "<variant>: slowest sources". Empty when nothing was compiled.

@@ -1,6 +1,8 @@
 """Build progress without a terminal (build_progress.h, docs/build-engine.md): one line per step
 with the variant's elapsed time, a line naming the source that has been compiling longest once a
-compile runs past 10 s, no carriage returns; after the build, the slowest sources."""
+compile runs past 10 s, no carriage returns; after the build, the slowest sources, when each started,
+and a hint when the build waited for a slowest source that started late."""
+import json
 import re
 import sys
 from pathlib import Path
@@ -17,8 +19,22 @@ def test_plain_progress_names_a_long_compile(tmp_path, kernel_builder, kb_python
     project = copy_fixture("addone", tmp_path)
     # Without ccache and the torch header cache, each torch-including source takes well over 10 s.
     result = run_build(kernel_builder, project, kb_python, "--variant", cpu_variant, "--unique-id", "p1",
-                       "--no-cache", "--no-header-cache", "--cores", "1")
+                       "--no-cache", "--no-header-cache", "--cores", "1", "--json")
     assert "\r" not in result.stderr
+    # One job: each source starts when the one before it ends. The slowest gets the hint when the
+    # build waited for it (it ended last, give or take 0.5 s) and it started late (at least 2 s and
+    # a tenth of its own time after the first compile).
+    times = json.loads(result.stdout)["compile_times"][cpu_variant]
+    by_start = sorted(times, key=lambda t: t["started"])
+    assert by_start[0]["started"] == 0
+    for before, after in zip(by_start, by_start[1:]):
+        assert after["started"] >= before["started"] + before["seconds"] - 0.05, times
+    slowest = times[0]
+    last_end = max(t["started"] + t["seconds"] for t in times)
+    late = (slowest["started"] + slowest["seconds"] >= last_end - 0.5 and slowest["started"] >= 2
+            and slowest["started"] >= 0.1 * slowest["seconds"])
+    hint = f"hint: the build waited for {slowest['source']} ("
+    assert (hint in result.stderr) == late, (times, result.stderr)
     step = re.compile(re.escape(cpu_variant) + r": (generate|configure|compile|link|stage|check|done)"
                       r"( \[\d+/\d+\])? \((\d+):(\d\d)\)(, slowest running: (\S+) \((\d+) s\))?")
     steps = [step.fullmatch(line) for line in result.stderr.splitlines() if line.startswith(cpu_variant + ": ")]

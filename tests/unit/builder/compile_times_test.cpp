@@ -58,7 +58,39 @@ TEST(compile_times, OnlyThisBuildsObjectsNamedByTheirSources) {
 
 TEST(compile_times, FirstBuildReadsEveryObject) {
   auto times = compile_times({}, parse_ninja_log(kBefore), {"relu/relu.cpp", "torch-ext/torch_binding.cpp"});
-  EXPECT_EQ(times, (std::vector<SourceTime>{{"torch-ext/torch_binding.cpp", 30.512}, {"relu/relu.cpp", 28.005}}));
+  EXPECT_EQ(times, (std::vector<SourceTime>{{"torch-ext/torch_binding.cpp", 30.512, 0}, {"relu/relu.cpp", 28.005, 0.005}}));
+}
+
+TEST(compile_times, StartedCountsFromThisBuildsFirstCompile) {
+  auto before = parse_ninja_log(kBefore);
+  auto after = parse_ninja_log(
+      kBefore +
+      "7000\t9500\t1700000000000000002\tCMakeFiles/kb_module_unit_relu.dir/k/relu/relu.cpp.o\t2c\n"
+      "4000\t4310\t1700000000000000002\tCMakeFiles/kb_module_binding.dir/kb_ops_id.cpp.o\t6f\n");
+  auto times = compile_times(before, after, {"relu/relu.cpp"});
+  EXPECT_EQ(times, (std::vector<SourceTime>{{"relu/relu.cpp", 2.5, 3.0}, {"kb_ops_id.cpp", 0.31, 0}}));
+}
+
+// The slowest source, last to finish, listed after the light ones: it started when the first wave
+// of light sources ended.
+std::vector<SourceTime> late_heavy_source() {
+  return {{"attention/heavy_bwd.cu", 44.9, 15.2}, {"torch-ext/torch_binding.cpp", 15.3, 0},
+          {"attention/light_06.cu", 7.9, 7.4}, {"attention/light_00.cu", 7.1, 0.1}};
+}
+
+TEST(render_late_start_hint, NamesTheSlowestSourceOnlyWhenTheBuildWaitedForIt) {
+  EXPECT_NE(render_late_start_hint(late_heavy_source()), "");
+  auto early = late_heavy_source();
+  early[0].started = 1.5;  // under 2 s: nothing to gain worth a hint
+  EXPECT_EQ(render_late_start_hint(early), "");
+  auto relative = late_heavy_source();
+  relative[0] = {"attention/heavy_bwd.cu", 300.0, 20.0};  // under a tenth of its own time
+  EXPECT_EQ(render_late_start_hint(relative), "");
+  auto not_last = late_heavy_source();
+  not_last.push_back({"attention/light_15.cu", 7.0, 55.0});  // another source finished after it
+  EXPECT_EQ(render_late_start_hint(not_last), "");
+  EXPECT_EQ(render_late_start_hint({{"relu/relu.cpp", 30.0, 5.0}}), "");  // nothing else ran
+  EXPECT_EQ(render_late_start_hint({}), "");
 }
 
 std::vector<SourceTime> heavy_kernel() {
@@ -70,8 +102,10 @@ std::vector<SourceTime> heavy_kernel() {
 TEST(golden, CompileTimesTexts) {
   expect_golden("slowest_sources.txt",
                 render_slowest_sources("torch211-cxx11-cu130-x86_64-linux", heavy_kernel()) +
-                    render_slowest_sources("torch211-cxx11-cpu-x86_64-linux", {{"relu/relu.cpp", 1.25}}));
-  expect_golden("compile_times_table.txt", render_compile_times_table(heavy_kernel()) + render_compile_times_table({}));
+                    render_slowest_sources("torch211-cxx11-cpu-x86_64-linux", {{"relu/relu.cpp", 1.25}}) +
+                    render_late_start_hint(late_heavy_source()));
+  expect_golden("compile_times_table.txt", render_compile_times_table(heavy_kernel()) + render_compile_times_table({}) +
+                                               render_late_start_hint(late_heavy_source()));
   EXPECT_EQ(render_slowest_sources("v", {}), "");
 }
 
@@ -80,7 +114,7 @@ TEST(golden, SummaryJson) {
   summary.built = {"torch211-cxx11-cpu-x86_64-linux"};
   summary.up_to_date = {"torch-universal"};
   summary.not_built = {"torch211-cxx11-cu130-x86_64-linux"};
-  summary.compile_times["torch211-cxx11-cpu-x86_64-linux"] = {{"relu/relu.cpp", 1.2504}, {"kb_ops_id.cpp", 0.31}};
+  summary.compile_times["torch211-cxx11-cpu-x86_64-linux"] = {{"relu/relu.cpp", 1.2504, 0.2}, {"kb_ops_id.cpp", 0.31, 0}};
   expect_golden("summary.json", render_summary_json(summary));
 }
 

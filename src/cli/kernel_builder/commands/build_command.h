@@ -281,7 +281,9 @@ inline int run_build_command(BuildCommandOptions& o, builder::BuildSummary* summ
   if (!summary) return report_error(summary.error());
   std::cerr << "Built " << summary->built.size() << " variant(s), " << summary->up_to_date.size()
             << " up to date, in " << (std::filesystem::path(o.kernel_dir) / "build").string() << "\n";
-  for (const auto& [variant, times] : summary->compile_times) std::cerr << builder::render_slowest_sources(variant, times);
+  for (const auto& [variant, times] : summary->compile_times) {
+    std::cerr << builder::render_slowest_sources(variant, times) << builder::render_late_start_hint(times);
+  }
   if (o.json) std::cout << builder::render_summary_json(*summary) << std::flush;
   if (summary_out) *summary_out = *summary;
   return 0;
