@@ -2,8 +2,9 @@
 compile through ccache's remote storage. Two "runners" (two clean copies of the addone fixture in
 directories of different depth, each with its own empty local ccache and user cache) build the
 same CPU variant against one real redis-server: the second gets every compile from the remote
-cache and produces the same module. The server is Debian's redis-server, started here on a free
-port with nothing persisted."""
+cache and produces the same module, the one of the session's build without the remote cache
+(`cpu_build`, same unique id). The server is Debian's redis-server, started here on a free port
+with nothing persisted."""
 import hashlib
 import os
 import shutil
@@ -43,7 +44,8 @@ def redis_url(tmp_path):
     process.wait(timeout=10)
 
 
-def _runner(tmp_path, name, kernel_builder, kb_python, cpu_variant, redis_url, depth, fixture="addone"):
+def _runner(tmp_path, name, kernel_builder, kb_python, cpu_variant, redis_url, depth, fixture="addone",
+            unique_id="rcache"):
     """Builds a fresh copy of `fixture`; without the remote cache when `redis_url` is None."""
     root = tmp_path / name
     for part in range(depth):
@@ -55,7 +57,7 @@ def _runner(tmp_path, name, kernel_builder, kb_python, cpu_variant, redis_url, d
         env["KERNEL_BUILDER_REMOTE_CACHE"] = redis_url
     start = time.monotonic()
     run = subprocess.run([str(kernel_builder), "build", str(project), "--python", str(kb_python), "--variant", cpu_variant,
-                          "--unique-id", "rcache"], capture_output=True, text=True, env=env)
+                          "--unique-id", unique_id], capture_output=True, text=True, env=env)
     seconds = time.monotonic() - start
     assert run.returncode == 0, run.stderr
     module = next((project / "build" / cpu_variant).glob("*.so"))
@@ -63,9 +65,12 @@ def _runner(tmp_path, name, kernel_builder, kb_python, cpu_variant, redis_url, d
 
 
 def test_second_runner_gets_every_compile_from_the_remote_cache(tmp_path, kernel_builder, kb_python, cpu_variant,
-                                                                redis_url):
-    first, first_s, first_module = _runner(tmp_path, "runner1", kernel_builder, kb_python, cpu_variant, redis_url, 1)
-    second, second_s, second_module = _runner(tmp_path, "runner2", kernel_builder, kb_python, cpu_variant, redis_url, 3)
+                                                                redis_url, cpu_build):
+    # The unique id of the session's CPU build (conftest.py), whose module is compared below.
+    first, first_s, first_module = _runner(tmp_path, "runner1", kernel_builder, kb_python, cpu_variant, redis_url, 1,
+                                           unique_id="e2ea")
+    second, second_s, second_module = _runner(tmp_path, "runner2", kernel_builder, kb_python, cpu_variant, redis_url, 3,
+                                              unique_id="e2ea")
     note = f"note: {cpu_variant}: "
     assert note + "0 of 4 compiles from the compiler cache (0 from the remote cache)" in first, first
     assert note + "4 of 4 compiles from the compiler cache (4 from the remote cache)" in second, second
@@ -74,8 +79,9 @@ def test_second_runner_gets_every_compile_from_the_remote_cache(tmp_path, kernel
     print(f"remote cache: runner 1 {first_s:.1f} s, runner 2 {second_s:.1f} s, hit rate 3/3")
     # ccache passes the paths under the kernel directory relative to the build directory here
     # (base_dir): the module is still the one a build without the remote cache makes (__FILE__ in
-    # TORCH_CHECK's messages names the sources the same way).
-    _, _, local_module = _runner(tmp_path, "local", kernel_builder, kb_python, cpu_variant, None, 2)
+    # TORCH_CHECK's messages names the sources the same way): the session's build, in a directory
+    # of its own with the default compiler cache, kept as it was built (`variant_a`).
+    local_module = hashlib.sha256(next(cpu_build["variant_a"].glob("*.so")).read_bytes()).hexdigest()
     assert local_module == first_module
 
 
