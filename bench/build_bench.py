@@ -85,12 +85,18 @@ def run_staged(command, env) -> tuple:
     elapsed = time.monotonic() - start
     if process.returncode != 0:
         sys.exit(f"command failed: {' '.join(map(str, command))}\n{''.join(lines)[-4000:]}")
-    times = [t for variant in json.loads(summary).get("compile_times", {}).values() for t in variant]
     points = [("detect", 0.0)] + [(name, marks[name]) for name in STAGES if name in marks] + [("exit", elapsed)]
     names = {"detect": "detect", "generate": "generate", "configure": "configure", "compile": "compile",
              "stage": "stage", "check": "check", "done": "finish"}
     stages = {names[a]: round(tb - ta, 3) for (a, ta), (_, tb) in zip(points, points[1:])}
-    return elapsed, stages, sorted(times, key=lambda t: -t["seconds"])
+    return elapsed, stages, compile_times(summary)
+
+
+def compile_times(summary: str) -> list:
+    """Every variant's compiled sources from `build --json`'s summary (source, seconds, started),
+    slowest first."""
+    times = [t for variant in json.loads(summary).get("compile_times", {}).values() for t in variant]
+    return sorted(times, key=lambda t: -t["seconds"])
 
 
 def sources(project: Path, backend: str) -> list:

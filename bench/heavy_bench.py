@@ -31,7 +31,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from build_bench import REPO, cpp_extension_build  # noqa: E402
+from build_bench import REPO, compile_times, cpp_extension_build  # noqa: E402
 from heavy_kernel import write_project  # noqa: E402
 
 
@@ -47,9 +47,7 @@ def ours(command: list, env: dict) -> tuple:
     elapsed = time.monotonic() - start
     if result.returncode != 0:
         sys.exit(f"kernel-builder failed:\n{result.stderr[-6000:]}")
-    summary = json.loads(result.stdout)
-    times = [t for variant in summary.get("compile_times", {}).values() for t in variant]
-    return elapsed, sorted(times, key=lambda t: -t["seconds"])
+    return elapsed, compile_times(result.stdout)
 
 
 def main() -> None:
@@ -74,39 +72,36 @@ def main() -> None:
         shutil.rmtree(tmp / "ours", ignore_errors=True)
         reference = write_project(tmp / "ref", args.light, caps)
         project = write_project(tmp / "ours", args.light, caps)
-        env = dict(os.environ, XDG_CACHE_HOME=str(tmp / "xdg"), CCACHE_DIR=str(tmp / "ccache"))
         shutil.rmtree(tmp / "xdg", ignore_errors=True)
         shutil.rmtree(tmp / "ccache", ignore_errors=True)
-        build = [args.kernel_builder, "build", str(project), "--python", args.python, "--variant", variant,
-                 "--unique-id", "bench", "--cores", str(args.cores), "--json"]
-        if args.split_compile:
-            build += ["--split-compile", str(args.split_compile)]
+        rows, slowest = {}, {}
+
+        def measure(label: str, reference: Path, project: Path, work: Path) -> None:
+            """Both builders on their copies; kernel-builder's user caches under `work`."""
+            build = [args.kernel_builder, "build", str(project), "--python", args.python, "--variant", variant,
+                     "--unique-id", "bench", "--cores", str(args.cores), "--json"]
+            if args.split_compile:
+                build += ["--split-compile", str(args.split_compile)]
+            env = dict(os.environ, XDG_CACHE_HOME=str(work / "xdg"), CCACHE_DIR=str(work / "ccache"))
+            ref = cpp_extension_build(args.python, reference, work / "cpp_extension", args.cores, "cuda")
+            ours_seconds, times = ours(build, env)
+            rows[label] = (ref, ours_seconds)
+            slowest[label] = times[:4]
 
         def edit(root: Path, name: str) -> None:
             path = root / "attention" / name
             path.write_text(path.read_text() + "\n// bench edit\n")
 
-        rows, slowest = {}, {}
         for label, name in (("cold", None), ("one-file edit (light)", "light_03.cu"), ("one-file edit (heavy)", "heavy_bwd.cu")):
             if name:
                 edit(reference, name)
                 edit(project, name)
-            ref = cpp_extension_build(args.python, reference, tmp / "cpp_extension", args.cores, "cuda")
-            ours_seconds, times = ours(build, env)
-            rows[label] = (ref, ours_seconds)
-            slowest[label] = times[:4]
+            measure(label, reference, project, tmp)
         # The same cold builds with the heavy source first, in directories and caches of their own.
         first = tmp / "heavy-first"
         shutil.rmtree(first, ignore_errors=True)
-        reference = write_project(first / "ref", args.light, caps, heavy_first=True)
-        project = write_project(first / "ours", args.light, caps, heavy_first=True)
-        env = dict(os.environ, XDG_CACHE_HOME=str(first / "xdg"), CCACHE_DIR=str(first / "ccache"))
-        build[2] = str(project)
-        label = "cold, heavy source first"
-        ref = cpp_extension_build(args.python, reference, first / "cpp_extension", args.cores, "cuda")
-        ours_seconds, times = ours(build, env)
-        rows[label] = (ref, ours_seconds)
-        slowest[label] = times[:4]
+        measure("cold, heavy source first", write_project(first / "ref", args.light, caps, heavy_first=True),
+                write_project(first / "ours", args.light, caps, heavy_first=True), first)
 
     load = os.getloadavg()
     print(f"heavy kernel: {args.light} light + 1 heavy CUDA sources, capabilities {', '.join(caps)}; {variant}, "
