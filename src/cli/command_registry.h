@@ -11,6 +11,15 @@
 
 #include "util/result.h"
 
+// A command file's own names (its Options, setup and registration, its helpers) live in
+//   namespace kb::cli { namespace { namespace KB_UNITY_ID { ... } } }
+// A unity build (KB_UNITY, cmake/Unity.cmake) compiles several command files in one translation
+// unit and defines KB_UNITY_ID to a name of each file's own, so equal names in two files do not
+// clash; compiled one file a unit, it is this one name.
+#ifndef KB_UNITY_ID
+#define KB_UNITY_ID command_file
+#endif
+
 namespace kb::cli {
 
 // The action run when the subcommand is selected; returns the exit status (util/exit_code.h).

@@ -13,6 +13,7 @@
 
 namespace kb::cli {
 namespace {
+namespace KB_UNITY_ID {
 
 struct Options {
   std::vector<std::string> from;
@@ -110,5 +111,6 @@ const RegisterCommand registration("kernel-hub",
                                    {"migrate", "Copy a Hub between a directory and PostgreSQL + an object store", setup,
                                     false, 40});
 
+}  // namespace KB_UNITY_ID
 }  // namespace
 }  // namespace kb::cli

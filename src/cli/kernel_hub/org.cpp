@@ -6,6 +6,7 @@
 
 namespace kb::cli {
 namespace {
+namespace KB_UNITY_ID {
 
 struct Options {
   std::string name;
@@ -30,5 +31,6 @@ Action setup(CLI::App& app) {
 
 const RegisterCommand registration("kernel-hub", {"org", "Manage organizations", setup, false, 20});
 
+}  // namespace KB_UNITY_ID
 }  // namespace
 }  // namespace kb::cli

@@ -9,6 +9,7 @@
 
 namespace kb::cli {
 namespace {
+namespace KB_UNITY_ID {
 
 struct Options {
   BackendOptions backend;
@@ -150,5 +151,6 @@ Action setup(CLI::App& app) {
 
 const RegisterCommand registration("kernel-hub", {"serve", "Run the Hub server", setup, false, 10});
 
+}  // namespace KB_UNITY_ID
 }  // namespace
 }  // namespace kb::cli

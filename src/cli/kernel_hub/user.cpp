@@ -9,6 +9,7 @@
 
 namespace kb::cli {
 namespace {
+namespace KB_UNITY_ID {
 
 struct Options {
   std::string name;
@@ -47,5 +48,6 @@ Action setup(CLI::App& app) {
 
 const RegisterCommand registration("kernel-hub", {"user", "Manage users and tokens", setup, false, 30});
 
+}  // namespace KB_UNITY_ID
 }  // namespace
 }  // namespace kb::cli

@@ -4,9 +4,11 @@
 
 namespace kb::cli {
 namespace {
+namespace KB_UNITY_ID {
 
 const RegisterCommand registration("kernel-builder",
                                    {"build", "Build the kernel's variants into build/", build_command(true), false, 20});
 
+}  // namespace KB_UNITY_ID
 }  // namespace
 }  // namespace kb::cli

@@ -4,9 +4,11 @@
 
 namespace kb::cli {
 namespace {
+namespace KB_UNITY_ID {
 
 const RegisterCommand registration("kernel-builder", {"build-and-copy", "Build all variants into build/ (alias of `build`)",
                                                       build_command(false), false, 21});
 
+}  // namespace KB_UNITY_ID
 }  // namespace
 }  // namespace kb::cli

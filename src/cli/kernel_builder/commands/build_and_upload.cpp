@@ -9,6 +9,7 @@
 
 namespace kb::cli {
 namespace {
+namespace KB_UNITY_ID {
 
 struct Options {
   BuildCommandOptions build;
@@ -36,5 +37,6 @@ Action setup(CLI::App& app) {
 
 const RegisterCommand registration("kernel-builder", {"build-and-upload", "Build the variants, then upload them", setup, false, 61});
 
+}  // namespace KB_UNITY_ID
 }  // namespace
 }  // namespace kb::cli

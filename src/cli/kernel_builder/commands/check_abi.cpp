@@ -14,6 +14,7 @@
 
 namespace kb::cli {
 namespace {
+namespace KB_UNITY_ID {
 
 struct Options {
   std::string dir = ".";
@@ -91,5 +92,6 @@ Action setup(CLI::App& app) {
 const RegisterCommand registration("kernel-builder",
                                    {"check-abi", "Check the built variants' native files for ABI compatibility", setup});
 
+}  // namespace KB_UNITY_ID
 }  // namespace
 }  // namespace kb::cli

@@ -11,6 +11,7 @@
 
 namespace kb::cli {
 namespace {
+namespace KB_UNITY_ID {
 
 util::Status check_builds(const std::string& dir) {
   auto found = discover_built_variants(dir);
@@ -25,5 +26,6 @@ util::Status check_builds(const std::string& dir) {
 const RegisterCommand registration("kernel-builder", {"check-builds", "Check that built variants have valid metadata and digests",
                                                       kernel_dir_command(check_builds)});
 
+}  // namespace KB_UNITY_ID
 }  // namespace
 }  // namespace kb::cli

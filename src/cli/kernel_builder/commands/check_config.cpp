@@ -15,6 +15,7 @@
 
 namespace kb::cli {
 namespace {
+namespace KB_UNITY_ID {
 
 struct Options {
   std::string dir = ".";
@@ -60,5 +61,6 @@ Action setup(CLI::App& app) {
 
 const RegisterCommand registration("kernel-builder", {"check-config", "Validate build.toml", setup});
 
+}  // namespace KB_UNITY_ID
 }  // namespace
 }  // namespace kb::cli

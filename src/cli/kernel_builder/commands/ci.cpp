@@ -26,6 +26,7 @@
 
 namespace kb::cli {
 namespace {
+namespace KB_UNITY_ID {
 
 namespace fs = std::filesystem;
 
@@ -259,5 +260,6 @@ Action setup(CLI::App& app) {
 
 const RegisterCommand registration("kernel-builder", {"ci", "Plan a release over CI jobs, generate the workflow, verify the branch", setup});
 
+}  // namespace KB_UNITY_ID
 }  // namespace
 }  // namespace kb::cli

@@ -12,6 +12,7 @@
 
 namespace kb::cli {
 namespace {
+namespace KB_UNITY_ID {
 
 namespace fs = std::filesystem;
 
@@ -89,5 +90,6 @@ Action setup(CLI::App& app) {
 const RegisterCommand registration("kernel-builder",
                                    {"clean-pyproject", "Delete the files written by create-pyproject", setup});
 
+}  // namespace KB_UNITY_ID
 }  // namespace
 }  // namespace kb::cli

@@ -12,6 +12,7 @@
 
 namespace kb::cli {
 namespace {
+namespace KB_UNITY_ID {
 
 // What the scripts need from the CLI11 tree.
 struct OptionSpec {
@@ -321,5 +322,6 @@ Action setup(CLI::App& app) {
 const RegisterCommand registration("kernel-builder",
                                    {"completions", "Print a shell completion script", setup, false, 900});
 
+}  // namespace KB_UNITY_ID
 }  // namespace
 }  // namespace kb::cli

@@ -13,6 +13,7 @@
 
 namespace kb::cli {
 namespace {
+namespace KB_UNITY_ID {
 
 namespace fs = std::filesystem;
 
@@ -69,5 +70,6 @@ Action setup(CLI::App& app) {
 const RegisterCommand registration("kernel-builder",
                                    {"create-pyproject", "Write a CMake/setuptools project for the kernel", setup});
 
+}  // namespace KB_UNITY_ID
 }  // namespace
 }  // namespace kb::cli

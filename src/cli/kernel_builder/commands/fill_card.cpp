@@ -10,6 +10,7 @@
 
 namespace kb::cli {
 namespace {
+namespace KB_UNITY_ID {
 
 struct Options {
   std::string dir = ".";
@@ -40,5 +41,6 @@ Action setup(CLI::App& app) {
 
 const RegisterCommand registration("kernel-builder", {"fill-card", "Render the CARD.md template", setup, false, 200});
 
+}  // namespace KB_UNITY_ID
 }  // namespace
 }  // namespace kb::cli

@@ -13,6 +13,7 @@
 
 namespace kb::cli {
 namespace {
+namespace KB_UNITY_ID {
 
 namespace fs = std::filesystem;
 
@@ -43,5 +44,6 @@ util::Status hash_variants(const std::string& dir) {
 const RegisterCommand registration("kernel-builder", {"hash", "Compute the file digest of built variants into metadata.json",
                                                       kernel_dir_command(hash_variants)});
 
+}  // namespace KB_UNITY_ID
 }  // namespace
 }  // namespace kb::cli

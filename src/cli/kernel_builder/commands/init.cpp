@@ -17,6 +17,7 @@
 
 namespace kb::cli {
 namespace {
+namespace KB_UNITY_ID {
 
 namespace fs = std::filesystem;
 
@@ -157,5 +158,6 @@ Action setup(CLI::App& app) {
 
 const RegisterCommand registration("kernel-builder", {"init", "Create a new kernel project", setup, false, 10});
 
+}  // namespace KB_UNITY_ID
 }  // namespace
 }  // namespace kb::cli

@@ -23,6 +23,7 @@
 
 namespace kb::cli {
 namespace {
+namespace KB_UNITY_ID {
 
 struct Options {
   std::string dir = ".";
@@ -158,5 +159,6 @@ Action setup(CLI::App& app) {
 const RegisterCommand registration("kernel-builder",
                                    {"list-variants", "List the variants this kernel builds on this system", setup});
 
+}  // namespace KB_UNITY_ID
 }  // namespace
 }  // namespace kb::cli

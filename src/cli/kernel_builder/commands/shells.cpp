@@ -22,6 +22,7 @@
 
 namespace kb::cli {
 namespace {
+namespace KB_UNITY_ID {
 
 struct Options {
   std::string dir = ".";
@@ -93,5 +94,6 @@ const RegisterCommand testshell("kernel-builder",
                                 {"testshell", "Start a shell (or run a command after --) with a built variant importable",
                                  [](CLI::App& app) { return setup(app, true); }, false, 61});
 
+}  // namespace KB_UNITY_ID
 }  // namespace
 }  // namespace kb::cli

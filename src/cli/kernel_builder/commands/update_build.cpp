@@ -13,6 +13,7 @@
 
 namespace kb::cli {
 namespace {
+namespace KB_UNITY_ID {
 
 util::Status update_build(const std::string& dir) {
   KB_TRY(require_directory(dir));
@@ -32,5 +33,6 @@ util::Status update_build(const std::string& dir) {
 const RegisterCommand registration("kernel-builder", {"update-build", "Update build.toml to the current edition",
                                                       kernel_dir_command(update_build)});
 
+}  // namespace KB_UNITY_ID
 }  // namespace
 }  // namespace kb::cli

@@ -4,6 +4,7 @@
 
 namespace kb::cli {
 namespace {
+namespace KB_UNITY_ID {
 
 struct Options {
   std::string dir = ".";
@@ -19,5 +20,6 @@ Action setup(CLI::App& app) {
 
 const RegisterCommand registration("kernel-builder", {"upload", "Upload built variants to the Hub", setup, false, 60});
 
+}  // namespace KB_UNITY_ID
 }  // namespace
 }  // namespace kb::cli
