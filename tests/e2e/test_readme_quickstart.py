@@ -39,6 +39,15 @@ def run_quickstart(bin_dirs, tmp_path: Path, base_env=None) -> None:
                HF_HUB_CACHE=str(tmp_path / "hf-cache"), NO_COLOR="1")
     for name in ("HF_TOKEN", "HF_ENDPOINT", "HF_HUB_OFFLINE", "LOCAL_KERNELS", "KERNELS_CACHE"):
         env.pop(name, None)
+    # The new HOME shares the torch header cache of the test session's user cache (its entries
+    # are keyed by torch, compiler and flags): its build does not precompile torch's headers again
+    # in the background, a minute of a core that would outlive the test. (With XDG_CACHE_HOME set,
+    # the quickstart uses that user cache itself.)
+    if not env.get("XDG_CACHE_HOME"):
+        shared = Path.home() / ".cache" / "kernel-builder" / "torch-pch"
+        shared.mkdir(parents=True, exist_ok=True)
+        (tmp_path / ".cache" / "kernel-builder").mkdir(parents=True, exist_ok=True)
+        (tmp_path / ".cache" / "kernel-builder" / "torch-pch").symlink_to(shared)
     # The README starts `kernel-hub serve` in the background: the script's process group is
     # ended afterwards, whatever happened.
     script = "set -euo pipefail\n" + commands

@@ -10,6 +10,7 @@ import fcntl
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -26,6 +27,20 @@ pytestmark = pytest.mark.slow
 def exported_symbols(module: Path) -> list:
     out = subprocess.run(["nm", "-D", "--defined-only", str(module)], capture_output=True, text=True, check=True).stdout
     return sorted(line.split()[-1] for line in out.splitlines() if line.strip())
+
+
+def precompiler_pids(temporary: Path) -> list:
+    """The processes compiling the header cache entry being built in `temporary` (their command
+    line names its output there)."""
+    pids = []
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            words = cmdline.read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if b"c++-header" in words and any(str(temporary).encode() in word for word in words):
+            pids.append(int(cmdline.parent.name))
+    return pids
 
 
 def entries(cache_home: Path) -> list:
@@ -167,9 +182,9 @@ def test_background_precompile_waits_its_turn_per_user_and_runs_in_the_normal_cl
         tmp_path, cache_env, monkeypatch, kernel_builder, kb_python, cpu_variant):
     """At most one background precompile per user compiles at a time: with the per-user lock held
     elsewhere, the fill waits in a sleeping shell (no compiler started, the entry's lock held) and
-    builds the entry once it is released. The build that started it has ended by then, so it
-    compiles in the normal class at nice 0, not the idle class nor nice 19 (which a busy machine
-    starves)."""
+    starts its compiler once it is released. The build that started it has ended by then, so the
+    compiler runs in the normal class at nice 0, not the idle class nor nice 19 (which a busy
+    machine starves)."""
     runtime = tmp_path / "run"
     machine_lock = runtime / "kernel-builder" / "precompile.lock"
     machine_lock.parent.mkdir()
@@ -191,8 +206,20 @@ def test_background_precompile_waits_its_turn_per_user_and_runs_in_the_normal_cl
         with open(lock, "a") as f, pytest.raises(BlockingIOError):
             fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
         assert entries(cache_env) == []
-    wait_for_background_precompile(cache_env)
-    assert len(entries(cache_env)) == 1
-    schedule = (entries(cache_env)[0].parent / "schedule").read_text().splitlines()
-    assert len(schedule) == 2 and schedule[0] == "waiting for the per-user precompile lock", schedule
+    # Released, the fill starts its compiler: in the normal class at nice 0, the build having ended.
+    deadline = time.monotonic() + 60
+    while True:
+        schedule = (temporary / "schedule").read_text().splitlines()
+        compilers = precompiler_pids(temporary)
+        if len(schedule) == 2 and compilers:
+            break
+        assert time.monotonic() < deadline, ("the precompile did not start its compiler", schedule)
+        time.sleep(0.2)
+    assert schedule[0] == "waiting for the per-user precompile lock", schedule
     assert re.fullmatch(r"normal class, nice 0: build \d+ has ended", schedule[1]), schedule
+    for pid in compilers:
+        assert os.sched_getscheduler(pid) == os.SCHED_OTHER and os.getpriority(os.PRIO_PROCESS, pid) == 0, pid
+    # That the entry then completes is the first test's; this one stops the compile (a minute of a
+    # core) and waits for the lock to be released.
+    os.killpg(os.getpgid(compilers[0]), signal.SIGKILL)
+    wait_for_background_precompile(cache_env, timeout=60)
