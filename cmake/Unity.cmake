@@ -11,7 +11,8 @@
 # defines to a name unique to each file of a batch (UNITY_BUILD_UNIQUE_ID). A command file parsed
 # CLI11 (header-only in Debian's 2.1) from the precompiled header below but still compiled its
 # inline code again: 10-22 s a file at -O2, 390 s for the programs' 28 files in a CI build here.
-# The unit test executables are not batched; they and the programs get a precompiled header
+# The unit test executables are batched the same way (kb_unity_test_build); they and the programs
+# get a precompiled header
 # (kb_precompile_headers): CLI11 or GoogleTest, with the standard headers most of their sources
 # include, is parsed once per executable instead of once per source (about a third of a clean
 # build here was CLI11 and gtest parsed again for each of ~135 sources).
@@ -26,11 +27,8 @@ set(KB_UNITY_BATCH_SIZE 8 CACHE STRING "Sources per unity translation unit (KB_U
 
 # Paths relative to src/. Each one shares a helper name with another source of its library.
 set(KB_UNITY_SKIP
-  config/git_url.cpp            # is_digit (kernel_name.cpp)
-  hub/protocol/benchmark_run.cpp  # field_error (requests.cpp)
-  hub/server/history_routes.cpp   # web_prefix (write_routes.cpp)
-  hub/server/server_core.cpp      # the only Beast/Asio unit: kept apart so the routes compile light
-  loader/verification.cpp         # skipped (receipt.cpp)
+  config/git_url.cpp          # is_digit (kernel_name.cpp)
+  hub/server/server_core.cpp  # the only Beast/Asio unit: kept apart so the routes compile light
 )
 
 # Call after add_subdirectory(src): batches every static library and module under `dir`.
@@ -58,6 +56,24 @@ function(kb_unity_build dir)
     if(source_dir STREQUAL dir)
       set_source_files_properties("${PROJECT_SOURCE_DIR}/src/${source}" DIRECTORY "${dir}"
         PROPERTIES SKIP_UNITY_BUILD_INCLUSION ON)
+    endif()
+  endforeach()
+endfunction()
+
+# A unit test executable under KB_UNITY (tests/unit/CMakeLists.txt): its sources whose names live in
+# `namespace KB_UNITY_ID` (inside their anonymous namespace, as in the programs' command files) are
+# batched; a source without it compiles on its own, as in a dev build.
+function(kb_unity_test_build target)
+  if(NOT KB_UNITY)
+    return()
+  endif()
+  set_target_properties(${target} PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE ${KB_UNITY_BATCH_SIZE}
+    UNITY_BUILD_UNIQUE_ID KB_UNITY_ID)
+  foreach(source IN LISTS ARGN)
+    file(READ "${CMAKE_CURRENT_SOURCE_DIR}/${source}" text)
+    string(FIND "${text}" "namespace KB_UNITY_ID {" marker)
+    if(marker EQUAL -1)
+      set_source_files_properties(${source} PROPERTIES SKIP_UNITY_BUILD_INCLUSION ON)
     endif()
   endforeach()
 endfunction()

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "loader/cache_path.h"
+#include "loader/verification.h"
 #include "util/fs.h"
 #include "util/strings.h"
 
@@ -14,14 +15,6 @@ namespace kb::loader {
 namespace {
 
 using Stamp = std::vector<int64_t>;
-
-bool skipped(const std::string& relative) {
-  if (util::ends_with(relative, ".pyc")) return true;
-  for (const auto& part : util::split(relative, '/')) {
-    if (part == "__pycache__") return true;
-  }
-  return false;
-}
 
 // Stat data of every file of the variant directory (following symlinks into blobs/).
 std::optional<std::map<std::string, Stamp>> stamps(const std::filesystem::path& dir) {
@@ -31,7 +24,7 @@ std::optional<std::map<std::string, Stamp>> stamps(const std::filesystem::path& 
   for (auto it = std::filesystem::recursive_directory_iterator(dir, ec);
        !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
     auto relative = it->path().lexically_relative(dir).generic_string();
-    if (skipped(relative)) {
+    if (python_bytecode(relative)) {
       if (it->is_directory(ec)) it.disable_recursion_pending();
       continue;
     }

@@ -11,13 +11,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-bool skipped(const std::string& relative) {
-  if (util::ends_with(relative, ".pyc")) return true;
-  for (const auto& part : util::split(relative, '/')) {
-    if (part == "__pycache__") return true;
-  }
-  return false;
-}
 
 // (relative path, blob name) for every symlinked file of the variant.
 std::vector<std::pair<std::string, std::string>> linked_files(const fs::path& dir) {
@@ -26,7 +19,7 @@ std::vector<std::pair<std::string, std::string>> linked_files(const fs::path& di
   for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator();
        it.increment(ec)) {
     auto relative = it->path().lexically_relative(dir).generic_string();
-    if (skipped(relative)) continue;
+    if (python_bytecode(relative)) continue;
     if (!it->is_symlink(ec)) continue;
     auto target = fs::read_symlink(it->path(), ec);
     if (ec) continue;
@@ -91,6 +84,14 @@ util::Status verify_snapshot(const RepoCache& cache, const std::string& commit, 
     }
   }
   return {};
+}
+
+bool python_bytecode(const std::string& relative) {
+  if (util::ends_with(relative, ".pyc")) return true;
+  for (const auto& part : util::split(relative, '/')) {
+    if (part == "__pycache__") return true;
+  }
+  return false;
 }
 
 }  // namespace kb::loader

@@ -13,6 +13,11 @@
 
 namespace kb::loader {
 
+// Whether a path of a variant (relative to its directory) is Python bytecode (`*.pyc`, anything under
+// `__pycache__/`), which importing the variant writes: it is neither verified nor part of the
+// loaded variant's receipt.
+bool python_bytecode(const std::string& relative);
+
 // Files of the variant (relative to the variant directory) whose content does not match the
 // blob they point to. Plain copies (no symlink) are not checked here.
 std::vector<std::string> corrupted_blobs(const RepoCache& cache, const std::string& commit,

@@ -15,9 +15,6 @@ namespace {
 
 using nlohmann::json;
 
-util::Error field_error(const std::string& field, const std::string& expected) {
-  return util::Error(util::ErrorKind::invalid, field + ": " + expected);
-}
 
 // The members of one JSON object, each read with its type and range checked; `where` names the
 // object in messages ("results[2]").

@@ -9,13 +9,13 @@
 
 namespace kb::hub::protocol {
 
-namespace {
-
-using nlohmann::json;
-
 util::Error field_error(const std::string& field, const std::string& expected) {
   return util::Error(util::ErrorKind::invalid, field + ": " + expected);
 }
+
+namespace {
+
+using nlohmann::json;
 
 struct TooDeep {};
 

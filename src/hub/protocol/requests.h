@@ -16,6 +16,9 @@
 
 namespace kb::hub::protocol {
 
+// The ErrorKind::invalid error of a bad field: "<field>: <expected>" (every parser of this module).
+util::Error field_error(const std::string& field, const std::string& expected);
+
 // JSON nesting deeper than this is refused (no body of the API nests more than 4 levels).
 inline constexpr int kMaxJsonDepth = 32;
 

@@ -49,7 +49,6 @@ bool page_param(const Request& request, Response& response, size_t& page) {
   return true;
 }
 
-std::string web_prefix(const storage::RepoId& repo) { return repo.type == "kernel" ? "/kernels/" : "/"; }
 
 json discussion_json(const storage::Discussion& d, const storage::RepoId& repo) {
   return {{"num", d.num},

@@ -95,4 +95,6 @@ OpenFile::~OpenFile() {
   if (fd >= 0) ::close(fd);
 }
 
+std::string web_prefix(const storage::RepoId& repo) { return repo.type == "kernel" ? "/kernels/" : "/"; }
+
 }  // namespace kb::hub::server

@@ -38,6 +38,10 @@ void reply_error(Response& response, const util::Error& error);
 // credentials; tokens never appear because headers are never logged.
 std::string loggable_path(const Request& request);
 
+// Where a repo's web pages are under the server's public URL: /kernels/<id> for kernels, /<id> for
+// models, as on huggingface.co.
+std::string web_prefix(const storage::RepoId& repo);
+
 // A read-only descriptor owned for the life of a streamed response: files are served with pread,
 // so no file is ever held in memory. `fd` is -1 when the file could not be opened.
 struct OpenFile {

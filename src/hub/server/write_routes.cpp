@@ -21,7 +21,6 @@ namespace {
 
 constexpr uint64_t kLfsThreshold = 10 * 1024 * 1024;
 
-std::string web_prefix(const storage::RepoId& repo) { return repo.type == "kernel" ? "/kernels/" : "/"; }
 
 std::string bytes_text(uint64_t bytes) { return std::to_string(bytes) + " bytes"; }
 

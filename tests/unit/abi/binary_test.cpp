@@ -14,6 +14,7 @@
 
 namespace kb::abi {
 namespace {
+namespace KB_UNITY_ID {
 
 namespace fs = std::filesystem;
 
@@ -188,5 +189,6 @@ TEST(ReadDefinitions, TheRunningCLibrary) {
                              [](const DefinedSymbol& a, const DefinedSymbol& b) { return a.name < b.name; }));
 }
 
+}  // namespace KB_UNITY_ID
 }  // namespace
 }  // namespace kb::abi

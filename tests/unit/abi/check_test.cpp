@@ -5,6 +5,7 @@
 
 namespace kb::abi {
 namespace {
+namespace KB_UNITY_ID {
 
 BinaryInfo elf(std::vector<ImportedSymbol> imports, std::string arch = "x86_64") {
   BinaryInfo info;
@@ -254,5 +255,6 @@ TEST(AbiReport, RendersTheSpecFormat) {
   EXPECT_EQ(render_file_report(skipped, {}), "⚠️  Skipping unsupported file format (PE): x.pyd\n");
 }
 
+}  // namespace KB_UNITY_ID
 }  // namespace
 }  // namespace kb::abi

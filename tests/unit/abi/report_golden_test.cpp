@@ -11,6 +11,7 @@
 
 namespace kb::abi {
 namespace {
+namespace KB_UNITY_ID {
 
 const std::filesystem::path golden_dir = std::filesystem::path(KB_TEST_DATA_DIR) / "unit" / "abi" / "golden";
 
@@ -73,5 +74,6 @@ TEST(RenderFileReport, GoldenMachOAndSkipped) {
                                         render_file_report(skipped, options));
 }
 
+}  // namespace KB_UNITY_ID
 }  // namespace
 }  // namespace kb::abi

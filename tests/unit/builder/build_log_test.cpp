@@ -5,6 +5,7 @@
 
 namespace kb::builder {
 namespace {
+namespace KB_UNITY_ID {
 
 TEST(first_error_lines, ShowsARepeatedErrorOnce) {
   // g++ repeats an error in a template for each dtype it is instantiated with.
@@ -26,5 +27,6 @@ TEST(first_error_lines, KeepsAtMostEightLines) {
   EXPECT_EQ(first_error_lines(log).size(), 8u);
 }
 
+}  // namespace KB_UNITY_ID
 }  // namespace
 }  // namespace kb::builder

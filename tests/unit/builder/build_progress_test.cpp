@@ -13,6 +13,7 @@
 
 namespace kb::builder {
 namespace {
+namespace KB_UNITY_ID {
 
 const std::filesystem::path golden_dir = std::filesystem::path(KB_TEST_DATA_DIR) / "unit" / "builder" / "golden";
 
@@ -85,5 +86,6 @@ TEST(running_compiles, FindsAProcessWorkingInTheDirectory) {
   EXPECT_TRUE(running_compiles(dir / "elsewhere").empty());
 }
 
+}  // namespace KB_UNITY_ID
 }  // namespace
 }  // namespace kb::builder

@@ -12,6 +12,7 @@
 
 namespace kb::builder {
 namespace {
+namespace KB_UNITY_ID {
 
 config::BuildConfig parse(const std::string& extra = "") {
   auto outcome = config::parse_build_toml(R"([general]
@@ -273,5 +274,6 @@ TEST(ninja_command, JobsAndOutputs) {
             (std::vector<std::string>{"ninja", "-C", "/w/cmake-build", "-j", "1", "a.o", "b.o"}));
 }
 
+}  // namespace KB_UNITY_ID
 }  // namespace
 }  // namespace kb::builder

@@ -12,6 +12,7 @@
 
 namespace kb::builder {
 namespace {
+namespace KB_UNITY_ID {
 
 const std::filesystem::path golden_dir = std::filesystem::path(KB_TEST_DATA_DIR) / "unit" / "builder" / "golden";
 
@@ -118,5 +119,6 @@ TEST(golden, SummaryJson) {
   expect_golden("summary.json", render_summary_json(summary));
 }
 
+}  // namespace KB_UNITY_ID
 }  // namespace
 }  // namespace kb::builder

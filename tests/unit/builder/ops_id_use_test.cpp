@@ -11,6 +11,7 @@
 
 namespace kb::builder {
 namespace {
+namespace KB_UNITY_ID {
 
 const std::string kMacro = "TORCH_EXTENSION_NAME";
 
@@ -137,5 +138,6 @@ TEST_F(ScanSources, ARegistrationHeaderOfTheProjectsOwnKeepsTheMacro) {
   EXPECT_TRUE(plan_ops_id_use(copy, true).unit);
 }
 
+}  // namespace KB_UNITY_ID
 }  // namespace
 }  // namespace kb::builder

@@ -13,6 +13,7 @@
 
 namespace kb::builder {
 namespace {
+namespace KB_UNITY_ID {
 
 abi::LibraryDefinitions libc_like() {
   using T = abi::DefinedSymbol::Type;
@@ -95,5 +96,6 @@ TEST(Reproducible, FirstDifferenceNamesTheFileAndTheElfSection) {
   EXPECT_EQ(*first_difference(a.path(), b.path()), "extra.txt: only in the second build");
 }
 
+}  // namespace KB_UNITY_ID
 }  // namespace
 }  // namespace kb::builder

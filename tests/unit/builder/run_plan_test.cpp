@@ -6,6 +6,7 @@
 
 namespace kb::builder {
 namespace {
+namespace KB_UNITY_ID {
 
 BuildPlan plan_with(std::vector<std::string> variants, std::vector<std::string> missing) {
   BuildPlan plan;
@@ -203,5 +204,6 @@ TEST(first_failure, CountsTheOtherFailuresInAHint) {
   EXPECT_EQ(both.hints, (std::vector<std::string>{"full log: a.log", "1 more variant(s) failed as well"}));
 }
 
+}  // namespace KB_UNITY_ID
 }  // namespace
 }  // namespace kb::builder

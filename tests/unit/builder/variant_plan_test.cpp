@@ -6,6 +6,7 @@
 
 namespace kb::builder {
 namespace {
+namespace KB_UNITY_ID {
 
 Toolchain toolchain() {
   Toolchain t;
@@ -115,5 +116,6 @@ TEST(variant_stamp_input, CoversMetadataInputsChecksAndToolchain) {
   EXPECT_EQ(input.substr(input.size() - 14), "tvm-ffi 0.1.2\n");
 }
 
+}  // namespace KB_UNITY_ID
 }  // namespace
 }  // namespace kb::builder

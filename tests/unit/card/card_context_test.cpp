@@ -10,6 +10,7 @@
 
 namespace kb::codegen::card {
 namespace {
+namespace KB_UNITY_ID {
 
 using templating::Context;
 using templating::Value;
@@ -41,5 +42,6 @@ TEST(render_template, InitTemplateGolden) {
   EXPECT_EQ(*card, *golden);
 }
 
+}  // namespace KB_UNITY_ID
 }  // namespace
 }  // namespace kb::codegen::card

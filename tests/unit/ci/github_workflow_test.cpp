@@ -13,6 +13,7 @@
 
 namespace kb::ci {
 namespace {
+namespace KB_UNITY_ID {
 
 using config::Backend;
 
@@ -109,5 +110,6 @@ TEST(GithubWorkflow, RefusesBadOptions) {
   }
 }
 
+}  // namespace KB_UNITY_ID
 }  // namespace
 }  // namespace kb::ci

@@ -11,6 +11,7 @@
 
 namespace kb::ci {
 namespace {
+namespace KB_UNITY_ID {
 
 using config::Backend;
 using config::BuildConfig;
@@ -194,5 +195,6 @@ TEST(ReleasePlan, ParseRefusesWhatIsNotAPlan) {
   EXPECT_FALSE(parse_plan_json(text));
 }
 
+}  // namespace KB_UNITY_ID
 }  // namespace
 }  // namespace kb::ci

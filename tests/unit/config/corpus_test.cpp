@@ -17,6 +17,7 @@
 
 namespace kb::config {
 namespace {
+namespace KB_UNITY_ID {
 
 namespace fs = std::filesystem;
 
@@ -109,5 +110,6 @@ TEST(ParseBuildTomlCorpus, InvalidCasesEachTripDifferentErrors) {
   }
 }
 
+}  // namespace KB_UNITY_ID
 }  // namespace
 }  // namespace kb::config

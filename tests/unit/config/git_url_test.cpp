@@ -5,6 +5,7 @@
 
 namespace kb::config {
 namespace {
+namespace KB_UNITY_ID {
 
 TEST(ParseGitUrl, AcceptsEverySupportedScheme) {
   for (const char* url : {"https://github.com/org/repo", "http://example.com/x.git", "git://host/repo",
@@ -47,5 +48,6 @@ TEST(ParseGitUrl, RejectsMalformedUrls) {
   }
 }
 
+}  // namespace KB_UNITY_ID
 }  // namespace
 }  // namespace kb::config

@@ -5,6 +5,7 @@
 
 namespace kb::config {
 namespace {
+namespace KB_UNITY_ID {
 
 TEST(IsValidKernelName, AcceptsSpecExamples) {
   for (const char* name : {"my-kernel", "relu2d", "flash-attention", "my--kernel", "ab", "a1"}) {
@@ -31,5 +32,6 @@ TEST(ValidateKernelName, GivesTheUpstreamMultiLineMessage) {
   EXPECT_TRUE(validate_kernel_name("relu").ok());
 }
 
+}  // namespace KB_UNITY_ID
 }  // namespace
 }  // namespace kb::config

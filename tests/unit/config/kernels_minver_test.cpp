@@ -5,6 +5,7 @@
 
 namespace kb::config {
 namespace {
+namespace KB_UNITY_ID {
 
 std::string required(const BuildConfig& config, Backend backend) {
   auto version = required_kernels_version(config, backend);
@@ -38,5 +39,6 @@ TEST(RequiredKernelsVersion, BuildTomlRaisesButNeverLowers) {
   EXPECT_EQ(required(config, Backend::cpu), "0.15.0");
 }
 
+}  // namespace KB_UNITY_ID
 }  // namespace
 }  // namespace kb::config

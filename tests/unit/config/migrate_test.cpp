@@ -6,6 +6,7 @@
 
 namespace kb::config {
 namespace {
+namespace KB_UNITY_ID {
 
 using namespace testing;
 
@@ -57,5 +58,6 @@ TEST(MigrateBuildToml, InvalidFileFailsWithDiagnostics) {
   EXPECT_FALSE(result.error().causes.empty());
 }
 
+}  // namespace KB_UNITY_ID
 }  // namespace
 }  // namespace kb::config

@@ -5,6 +5,7 @@
 
 namespace kb::config {
 namespace {
+namespace KB_UNITY_ID {
 
 TEST(PythonRegistryEmbedded, HoldsExactlyTheSpecEntries) {
   const auto& registry = PythonRegistry::embedded();
@@ -71,5 +72,6 @@ TEST(KernelDependsFor, AppendsTheBackendListForCudaNeuronXpu) {
   EXPECT_EQ(kernel_depends_for(config, Backend::rocm).size(), 1u);
 }
 
+}  // namespace KB_UNITY_ID
 }  // namespace
 }  // namespace kb::config

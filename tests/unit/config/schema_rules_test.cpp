@@ -5,6 +5,7 @@
 
 namespace kb::config {
 namespace {
+namespace KB_UNITY_ID {
 
 using namespace testing;
 
@@ -197,5 +198,6 @@ TEST(SchemaLegacy, V3DiffersFromV4) {
   EXPECT_EQ(parse(v4 + torch_section).parsed->edition, Edition::v4);
 }
 
+}  // namespace KB_UNITY_ID
 }  // namespace
 }  // namespace kb::config

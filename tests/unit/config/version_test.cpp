@@ -5,6 +5,7 @@
 
 namespace kb::config {
 namespace {
+namespace KB_UNITY_ID {
 
 TEST(VersionParse, RoundTripsNormalisedStrings) {
   for (const char* text : {"2", "2.1", "2.10", "12.8", "0.1", "1.2.3", "12.9.1", "100.0.5"}) {
@@ -43,5 +44,6 @@ TEST(VersionCompare, PrefixIsSmallerAndComponentsAreIntegers) {
   EXPECT_GT(v("13"), v("12.9.1"));
 }
 
+}  // namespace KB_UNITY_ID
 }  // namespace
 }  // namespace kb::config

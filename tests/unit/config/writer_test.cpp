@@ -8,6 +8,7 @@
 
 namespace kb::config {
 namespace {
+namespace KB_UNITY_ID {
 
 using namespace testing;
 
@@ -68,5 +69,6 @@ TEST(ExtractComments, IgnoresHashesInsideStrings) {
   EXPECT_EQ(comments.trailing["general.license"], "# real");
 }
 
+}  // namespace KB_UNITY_ID
 }  // namespace
 }  // namespace kb::config

@@ -8,6 +8,7 @@
 
 namespace kb::hub::protocol {
 namespace {
+namespace KB_UNITY_ID {
 
 std::string make_stream(util::TempDir& dir, std::vector<std::pair<std::string, std::string>> files) {
   std::vector<BulkEntry> entries;
@@ -56,5 +57,6 @@ TEST(BulkReader, RefusesPathsEscapingTheDestination) {
   EXPECT_FALSE(reader.feed("{\"path\":\"../evil\",\"size\":0,\"sha256\":\"\"}\n").ok());
 }
 
+}  // namespace KB_UNITY_ID
 }  // namespace
 }  // namespace kb::hub::protocol

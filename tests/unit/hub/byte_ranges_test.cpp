@@ -5,6 +5,7 @@
 
 namespace kb::hub::server {
 namespace {
+namespace KB_UNITY_ID {
 
 using Kind = RangePlan::Kind;
 
@@ -70,5 +71,6 @@ TEST(ParseRangeHeader, Forms) {
   EXPECT_TRUE(parse_range_header(long_list).empty());  // over 256 specs: ignored whole
 }
 
+}  // namespace KB_UNITY_ID
 }  // namespace
 }  // namespace kb::hub::server

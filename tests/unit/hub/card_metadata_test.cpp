@@ -5,6 +5,7 @@
 
 namespace kb::hub::protocol {
 namespace {
+namespace KB_UNITY_ID {
 
 TEST(CardMetadata, ValidMetadataHasNoErrorsOrWarnings) {
   auto report = validate_card_metadata("---\nlicense: apache-2.0\ntags:\n- kernel\n- cuda\nlanguage: en\n---\n# Card\n");
@@ -49,5 +50,6 @@ TEST(CardMetadata, AnUnclosedBlockIsAnError) {
   EXPECT_NE(report.errors[0].find("never closed"), std::string::npos);
 }
 
+}  // namespace KB_UNITY_ID
 }  // namespace
 }  // namespace kb::hub::protocol

@@ -16,6 +16,7 @@
 
 namespace kb::hub {
 namespace {
+namespace KB_UNITY_ID {
 
 client::HttpResponse answer(long status, const std::string& code, const std::string& error_text) {
   client::HttpResponse response;
@@ -155,5 +156,6 @@ TEST(storage_errors, Kinds) {
   EXPECT_EQ(storage::storage_failure("x").kind, util::ErrorKind::io);
 }
 
+}  // namespace KB_UNITY_ID
 }  // namespace
 }  // namespace kb::hub

@@ -13,6 +13,7 @@
 
 namespace kb::hub::client {
 namespace {
+namespace KB_UNITY_ID {
 
 class LocalServer {
  public:
@@ -150,5 +151,6 @@ TEST(redact, RemovesTokensEverywhere) {
   EXPECT_EQ(redact("failed for hf_secret.", std::string("hf_secret")), "failed for ***.");
 }
 
+}  // namespace KB_UNITY_ID
 }  // namespace
 }  // namespace kb::hub::client

@@ -9,6 +9,7 @@
 
 namespace kb::hub::publish {
 namespace {
+namespace KB_UNITY_ID {
 
 namespace fs = std::filesystem;
 
@@ -212,5 +213,6 @@ TEST(collect_local_files, ADirectoryLinkInsideIsNotEnteredAndIsReported) {
                                                 "variant's digest covers only files and links to files"}));
 }
 
+}  // namespace KB_UNITY_ID
 }  // namespace
 }  // namespace kb::hub::publish

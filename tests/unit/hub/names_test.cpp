@@ -8,6 +8,7 @@
 
 namespace kb::hub::protocol {
 namespace {
+namespace KB_UNITY_ID {
 
 std::string why(const util::Status& status) { return status ? "" : status.error().message; }
 
@@ -93,5 +94,6 @@ TEST(Names, VersionBranch) {
   EXPECT_FALSE(parse_version_branch("v1234567890").has_value());  // past an int: not a version
 }
 
+}  // namespace KB_UNITY_ID
 }  // namespace
 }  // namespace kb::hub::protocol

@@ -5,6 +5,7 @@
 
 namespace kb::hub::publish {
 namespace {
+namespace KB_UNITY_ID {
 
 TEST(plan_version_branch, ExistingBranchDeletesOnlyStaleFilesOfUploadedVariants) {
   VersionBranchInput input;
@@ -47,5 +48,6 @@ TEST(is_benchmark_script, MatchesBenchmarkPyFiles) {
   EXPECT_FALSE(is_benchmark_script("benchmark.txt"));
 }
 
+}  // namespace KB_UNITY_ID
 }  // namespace
 }  // namespace kb::hub::publish

@@ -9,6 +9,7 @@
 
 namespace kb::hub::storage {
 namespace {
+namespace KB_UNITY_ID {
 
 using testing::add;
 
@@ -120,5 +121,6 @@ TEST(Usage, DistinctObjectsAreChargedOnceAndQuotaCountsReservations) {
   EXPECT_FALSE(reopened.has("alice", two));
 }
 
+}  // namespace KB_UNITY_ID
 }  // namespace
 }  // namespace kb::hub::storage

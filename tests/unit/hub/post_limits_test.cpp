@@ -5,6 +5,7 @@
 
 namespace kb::hub::server {
 namespace {
+namespace KB_UNITY_ID {
 
 using std::chrono::minutes;
 
@@ -28,5 +29,6 @@ TEST(HourlyLimit, ZeroIsNoLimit) {
   for (int i = 0; i < 1000; ++i) EXPECT_TRUE(limit.admit("alice"));
 }
 
+}  // namespace KB_UNITY_ID
 }  // namespace
 }  // namespace kb::hub::server

@@ -11,6 +11,7 @@
 
 namespace kb::hub::storage {
 namespace {
+namespace KB_UNITY_ID {
 
 using testing::add;
 
@@ -181,5 +182,6 @@ TEST(RepoAdmin, PullRequestsAndDiscussionsShareNumbersAndRecordAuthors) {
   EXPECT_EQ(testing::answer(store.discussion(repo, 9).error()), testing::kDiscussionNotFound);
 }
 
+}  // namespace KB_UNITY_ID
 }  // namespace
 }  // namespace kb::hub::storage

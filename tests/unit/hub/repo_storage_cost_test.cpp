@@ -16,6 +16,7 @@
 
 namespace kb::hub::storage {
 namespace {
+namespace KB_UNITY_ID {
 
 using testing::add;
 namespace fs = std::filesystem;
@@ -249,5 +250,6 @@ TEST(RepoStorageCost, TheLedgerChargesWithinTheQuotaInOneStepAndGivesBackManyKey
   EXPECT_FALSE(reopened.has("alice", a));
 }
 
+}  // namespace KB_UNITY_ID
 }  // namespace
 }  // namespace kb::hub::storage

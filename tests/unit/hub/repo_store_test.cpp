@@ -10,6 +10,7 @@
 
 namespace kb::hub::storage {
 namespace {
+namespace KB_UNITY_ID {
 
 using testing::add;
 
@@ -103,5 +104,6 @@ TEST(RepoStore, RejectsInvalidNames) {
   EXPECT_TRUE(RepoStore::valid_name("relu-2.0_x"));
 }
 
+}  // namespace KB_UNITY_ID
 }  // namespace
 }  // namespace kb::hub::storage

@@ -6,6 +6,7 @@
 
 namespace kb::hub::protocol {
 namespace {
+namespace KB_UNITY_ID {
 
 template <class T>
 std::string why(const util::Result<T>& result) {
@@ -132,5 +133,6 @@ TEST(Requests, PathsInfoAndLfsBatchRef) {
   EXPECT_NE(why(parse_lfs_batch_ref(R"({"ref":{"name":"a b"}})")).rfind("ref.name: ", 0), std::string::npos);
 }
 
+}  // namespace KB_UNITY_ID
 }  // namespace
 }  // namespace kb::hub::protocol

@@ -7,6 +7,7 @@
 
 namespace kb::hub::server {
 namespace {
+namespace KB_UNITY_ID {
 
 std::map<std::string, storage::TreeEntry> make_tree(const std::vector<std::string>& paths) {
   std::map<std::string, storage::TreeEntry> tree;
@@ -73,5 +74,6 @@ TEST(DirectoryOids, MatchTheOneDirectoryComputation) {
   EXPECT_EQ(oids.at("a/b"), tree_directory_oid(commit, "a/b"));
 }
 
+}  // namespace KB_UNITY_ID
 }  // namespace
 }  // namespace kb::hub::server

@@ -7,6 +7,7 @@
 
 namespace kb::hub::publish {
 namespace {
+namespace KB_UNITY_ID {
 
 using client::CommitOperationKind;
 
@@ -326,5 +327,6 @@ TEST(upload_version_branch, BranchCreatedByAnotherUploadInheritsNothingOfThisOne
   EXPECT_TRUE(branch.deletions.empty());
 }
 
+}  // namespace KB_UNITY_ID
 }  // namespace
 }  // namespace kb::hub::publish

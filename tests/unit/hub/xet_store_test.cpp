@@ -11,6 +11,7 @@
 
 namespace kb::hub::storage {
 namespace {
+namespace KB_UNITY_ID {
 
 std::string random_bytes(size_t size, unsigned seed) {
   std::mt19937_64 rng(seed);
@@ -80,5 +81,6 @@ TEST(XetStore, UnknownAndMalformedNamesAreNotFound) {
   EXPECT_FALSE(store.chunk_location(std::string(64, '0')).has_value());
 }
 
+}  // namespace KB_UNITY_ID
 }  // namespace
 }  // namespace kb::hub::storage

@@ -7,6 +7,7 @@
 
 namespace kb::hub::server {
 namespace {
+namespace KB_UNITY_ID {
 
 XetGrant grant(int64_t expires) {
   return XetGrant{XetScope::write, storage::RepoId{"model", "alice", "demo"}, "alice", expires, false};
@@ -93,5 +94,6 @@ TEST(XetCredentials, SignedRangesAdmitOnlyTheirRanges) {
   EXPECT_FALSE(verify(ranges.xorb, "0-99,200-299", "2000", 1000, "models/alice/demo", "mallory").has_value());
 }
 
+}  // namespace KB_UNITY_ID
 }  // namespace
 }  // namespace kb::hub::server

@@ -6,6 +6,7 @@
 
 namespace kb::hub::storage {
 namespace {
+namespace KB_UNITY_ID {
 
 TEST(CheckBackendConfig, RefusesADatabaseWithoutAnObjectStore) {
   BackendConfig config{"/tmp/scratch", "postgresql://kb@db/kernel_hub", ""};
@@ -64,5 +65,6 @@ TEST(OpenBackend, WithoutPostgresADatabaseIsAUsageError) {
 }
 #endif
 
+}  // namespace KB_UNITY_ID
 }  // namespace
 }  // namespace kb::hub::storage

@@ -7,6 +7,7 @@
 
 namespace kb::hub::storage {
 namespace {
+namespace KB_UNITY_ID {
 
 Backend directory(const std::filesystem::path& root) { return std::move(open_backend(BackendConfig{root, "", ""})).value(); }
 
@@ -67,5 +68,6 @@ TEST(Migrate, ReplacesARecordThatDiffers) {
   EXPECT_EQ(**to.records->read("accounts.json"), "{\"new\":1}");
 }
 
+}  // namespace KB_UNITY_ID
 }  // namespace
 }  // namespace kb::hub::storage

@@ -16,6 +16,7 @@
 
 namespace kb::hub::storage {
 namespace {
+namespace KB_UNITY_ID {
 
 namespace fs = std::filesystem;
 
@@ -248,5 +249,6 @@ TEST(S3Blobs, UnreachableStoreSaysWhereItLooked) {
   EXPECT_EQ(size.error().message, "Cannot reach the object store at http://127.0.0.1:9");
 }
 
+}  // namespace KB_UNITY_ID
 }  // namespace
 }  // namespace kb::hub::storage

@@ -7,6 +7,7 @@
 
 namespace kb::hub::storage {
 namespace {
+namespace KB_UNITY_ID {
 
 constexpr const char* kAccessKey = "AKIAIOSFODNN7EXAMPLE";
 constexpr const char* kSecretKey = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY";
@@ -72,5 +73,6 @@ TEST(ParseS3Url, RefusesWhatItCannotUse) {
   EXPECT_NE(unknown.error().message.find("unknown parameter `secret`"), std::string::npos);
 }
 
+}  // namespace KB_UNITY_ID
 }  // namespace
 }  // namespace kb::hub::storage

@@ -7,6 +7,7 @@
 
 namespace kb::hub::storage {
 namespace {
+namespace KB_UNITY_ID {
 
 TEST(DirectoryRecords, RecordsAreTheFilesUnderTheRoot) {
   util::TempDir root("kb-records");
@@ -55,5 +56,6 @@ TEST(DirectoryRecords, ListAndWalkSkipWhatIsNotARecord) {
   EXPECT_EQ(paths, (std::vector<std::string>{"repos/kernels/acme/relu/repo.json"}));
 }
 
+}  // namespace KB_UNITY_ID
 }  // namespace
 }  // namespace kb::hub::storage

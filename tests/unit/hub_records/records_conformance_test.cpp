@@ -11,6 +11,7 @@
 
 namespace kb::hub::storage::testing {
 namespace {
+namespace KB_UNITY_ID {
 
 enum class Kind { directory, postgres };
 
@@ -168,5 +169,6 @@ INSTANTIATE_TEST_SUITE_P(Backends, RecordsConformance, ::testing::Values(Kind::d
                            return param.param == Kind::directory ? std::string("Directory") : std::string("Postgres");
                          });
 
+}  // namespace KB_UNITY_ID
 }  // namespace
 }  // namespace kb::hub::storage::testing

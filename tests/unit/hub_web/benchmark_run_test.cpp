@@ -7,6 +7,7 @@
 
 namespace kb::hub::protocol {
 namespace {
+namespace KB_UNITY_ID {
 
 const char* kDocument = R"({"format": "kernels-benchmark/1",
   "kernel": {"repo_id": "acme/relu", "revision": "v1", "variant": "torch211-cxx11-cu126-x86_64-linux"},
@@ -86,5 +87,6 @@ TEST(ParseBenchmarkRun, LimitsBodyAndResults) {
             "body: JSON nested deeper than 32 levels");
 }
 
+}  // namespace KB_UNITY_ID
 }  // namespace
 }  // namespace kb::hub::protocol

@@ -8,6 +8,7 @@
 
 namespace kb::hub::storage {
 namespace {
+namespace KB_UNITY_ID {
 
 TEST(BenchmarkStore, HidesRemovesAndKeepsWhoPosted) {
   util::TempDir root;
@@ -106,5 +107,6 @@ TEST(RepoStore, ListReposListsExistingRepositoriesOfOneType) {
   EXPECT_EQ(store.list_repos("model").size(), 1u);
 }
 
+}  // namespace KB_UNITY_ID
 }  // namespace
 }  // namespace kb::hub::storage

@@ -5,6 +5,7 @@
 
 namespace kb::hub::web {
 namespace {
+namespace KB_UNITY_ID {
 
 size_t count(const std::string& text, const std::string& needle) {
   size_t n = 0;
@@ -62,5 +63,6 @@ TEST(NumberText, FourSignificantDigits) {
   EXPECT_EQ(number_text(0.000123456), "0.0001235");
 }
 
+}  // namespace KB_UNITY_ID
 }  // namespace
 }  // namespace kb::hub::web

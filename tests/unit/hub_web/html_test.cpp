@@ -7,6 +7,7 @@
 
 namespace kb::hub::web {
 namespace {
+namespace KB_UNITY_ID {
 
 TEST(Escape, EveryMarkupCharacterBecomesAnEntity) {
   EXPECT_EQ(escape("<script>alert('x') & \"y\"</script>"),
@@ -60,5 +61,6 @@ TEST(SizeText, UsesPowersOf1024) {
   EXPECT_EQ(size_text(uint64_t{3} << 30), "3.0 GiB");
 }
 
+}  // namespace KB_UNITY_ID
 }  // namespace
 }  // namespace kb::hub::web

@@ -5,6 +5,7 @@
 
 namespace kb::hub::web {
 namespace {
+namespace KB_UNITY_ID {
 
 TEST(RenderMarkdown, RendersCommonMark) {
   EXPECT_EQ(render_markdown("# Title\n\nSome *emphasis* and `code`.\n"),
@@ -45,5 +46,6 @@ TEST(StripFrontMatter, RemovesTheLeadingYamlBlockOnly) {
   EXPECT_EQ(render_markdown("---\nlicense: mit\n---\nBody\n"), "<p>Body</p>\n");
 }
 
+}  // namespace KB_UNITY_ID
 }  // namespace
 }  // namespace kb::hub::web

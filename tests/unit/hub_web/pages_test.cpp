@@ -12,6 +12,7 @@
 
 namespace kb::hub::web {
 namespace {
+namespace KB_UNITY_ID {
 
 size_t count(const std::string& text, const std::string& needle) {
   size_t n = 0;
@@ -215,5 +216,6 @@ TEST(RenderNotFound, SaysNothingButWhatItIsGiven) {
   EXPECT_NE(html.find("<h1>Not found</h1><p>Repository not found.</p>"), std::string::npos);
 }
 
+}  // namespace KB_UNITY_ID
 }  // namespace
 }  // namespace kb::hub::web

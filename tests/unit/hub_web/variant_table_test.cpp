@@ -10,6 +10,7 @@
 
 namespace kb::hub::web {
 namespace {
+namespace KB_UNITY_ID {
 
 // An in-memory repository revision: path -> content.
 struct FakeRevision {
@@ -136,5 +137,6 @@ TEST(VariantRows, MetadataProblems) {
   EXPECT_FALSE(rows[3].detail.empty());
 }
 
+}  // namespace KB_UNITY_ID
 }  // namespace
 }  // namespace kb::hub::web

@@ -9,6 +9,7 @@
 
 namespace kb::loader {
 namespace {
+namespace KB_UNITY_ID {
 
 using config::Backend;
 
@@ -180,5 +181,6 @@ TEST(ApplyArchCheck, UnreadableMetadataIsAnError) {
   EXPECT_EQ(status.error().message, "no metadata.json");
 }
 
+}  // namespace KB_UNITY_ID
 }  // namespace
 }  // namespace kb::loader

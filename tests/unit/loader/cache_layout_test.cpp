@@ -7,6 +7,7 @@
 
 namespace kb::loader {
 namespace {
+namespace KB_UNITY_ID {
 
 TEST(RepoCache, PathsFollowHuggingfaceHubLayout) {
   RepoCache cache("/c", RepoType::kernel, "org/name");
@@ -35,5 +36,6 @@ TEST(RepoCache, RefsSnapshotsAndVersions) {
   EXPECT_EQ(versions[1].first, 10);
 }
 
+}  // namespace KB_UNITY_ID
 }  // namespace
 }  // namespace kb::loader

@@ -10,6 +10,7 @@
 
 namespace kb::loader {
 namespace {
+namespace KB_UNITY_ID {
 
 namespace fs = std::filesystem;
 
@@ -98,5 +99,6 @@ TEST(CheckInside, AcceptsARootReachedThroughASymlink) {
   EXPECT_TRUE(check_inside(tmp.path() / "cache", tmp.path() / "cache" / "blobs" / "x").ok());
 }
 
+}  // namespace KB_UNITY_ID
 }  // namespace
 }  // namespace kb::loader

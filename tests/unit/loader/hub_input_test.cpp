@@ -5,6 +5,7 @@
 
 namespace kb::loader {
 namespace {
+namespace KB_UNITY_ID {
 
 std::string full(const util::Error& error) {
   std::string text = error.message;
@@ -74,5 +75,6 @@ TEST(CheckDigestPaths, RefusesEscapingPaths) {
   EXPECT_NE(full(bad.error()).find("../../pwned.py"), std::string::npos);
 }
 
+}  // namespace KB_UNITY_ID
 }  // namespace
 }  // namespace kb::loader

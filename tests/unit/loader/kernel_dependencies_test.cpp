@@ -8,6 +8,7 @@
 
 namespace kb::loader {
 namespace {
+namespace KB_UNITY_ID {
 
 using metadata::KernelDependency;
 using metadata::Metadata;
@@ -103,5 +104,6 @@ TEST(ResolveKernelDependencies, FailedFetchNamesTheDependencyAndWhoNeedsIt) {
   EXPECT_EQ(resolved.error().kind, util::ErrorKind::not_found);
 }
 
+}  // namespace KB_UNITY_ID
 }  // namespace
 }  // namespace kb::loader

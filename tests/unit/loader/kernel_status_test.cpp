@@ -5,6 +5,7 @@
 
 namespace kb::loader {
 namespace {
+namespace KB_UNITY_ID {
 
 TEST(ParseKernelStatus, RedirectWithDefaultRevision) {
   auto r = parse_kernel_status("kind = \"redirect\"\ndestination = \"org/new\"\n");
@@ -22,5 +23,6 @@ TEST(ParseKernelStatus, Errors) {
             "kernel-status.toml must contain a 'destination' field");
 }
 
+}  // namespace KB_UNITY_ID
 }  // namespace
 }  // namespace kb::loader

@@ -5,6 +5,7 @@
 
 namespace kb::loader {
 namespace {
+namespace KB_UNITY_ID {
 
 std::string release_of(const char* text) {
   auto version = release_version(text);
@@ -55,5 +56,6 @@ TEST(CheckKernelsMinver, EqualNewerAbsentOrUnparsablePass) {
   EXPECT_TRUE(check_kernels_minver(requiring("0.18.2"), "v", ""));
 }
 
+}  // namespace KB_UNITY_ID
 }  // namespace
 }  // namespace kb::loader

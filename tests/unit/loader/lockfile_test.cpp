@@ -7,6 +7,7 @@
 
 namespace kb::loader {
 namespace {
+namespace KB_UNITY_ID {
 
 std::string unhex(const std::string& hex) {
   std::string out;
@@ -113,5 +114,6 @@ TEST(ParseLockfile, RefusesNamesThatCouldReachOutsideTheCache) {
   EXPECT_NE(text.find("../../../pwned"), std::string::npos) << text;
 }
 
+}  // namespace KB_UNITY_ID
 }  // namespace
 }  // namespace kb::loader

@@ -11,6 +11,7 @@
 
 namespace kb::loader {
 namespace {
+namespace KB_UNITY_ID {
 
 void put(const RepoCache& cache, const std::string& commit, const std::string& path, const std::string& content) {
   auto etag = util::git_blob_sha1(content);
@@ -52,5 +53,6 @@ TEST(Receipt, ValidUntilAFileChanges) {
   EXPECT_EQ(corrupted_blobs(cache, commit, "torch-cpu"), std::vector<std::string>{"sub/a.py"});
 }
 
+}  // namespace KB_UNITY_ID
 }  // namespace
 }  // namespace kb::loader

@@ -5,6 +5,7 @@
 
 namespace kb::loader {
 namespace {
+namespace KB_UNITY_ID {
 
 const std::string kCpu = "torch211-cxx11-cpu-x86_64-linux";
 const std::string kCuda = "torch211-cxx11-cu128-x86_64-linux";
@@ -81,5 +82,6 @@ TEST(NoVariantError, SuggestsDetectedBackendWhenCpuWasAskedFor) {
   EXPECT_EQ(error.hints[0], "pass `backend=\"cuda\"` to load the cuda variant `" + kCuda + "`");
 }
 
+}  // namespace KB_UNITY_ID
 }  // namespace
 }  // namespace kb::loader

@@ -14,6 +14,7 @@
 
 namespace kb::scaffold {
 namespace {
+namespace KB_UNITY_ID {
 
 namespace fs = std::filesystem;
 using codegen::GeneratedFiles;
@@ -176,5 +177,6 @@ TEST(StageInGit, InitializesAndStages) {
   EXPECT_FALSE(again->initialized);
 }
 
+}  // namespace KB_UNITY_ID
 }  // namespace
 }  // namespace kb::scaffold

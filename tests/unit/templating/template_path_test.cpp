@@ -5,6 +5,7 @@
 
 namespace kb::codegen::templating {
 namespace {
+namespace KB_UNITY_ID {
 
 TEST(render_path, SubstitutesKnownNames) {
   EXPECT_EQ(render_path("{n}_cuda/{n}.cu", {{"n", "my_kernel"}}), "my_kernel_cuda/my_kernel.cu");
@@ -18,5 +19,6 @@ TEST(render_path, KeepsUnknownNamesAndLoneBraces) {
   EXPECT_EQ(render_path("", {{"n", "k"}}), "");
 }
 
+}  // namespace KB_UNITY_ID
 }  // namespace
 }  // namespace kb::codegen::templating

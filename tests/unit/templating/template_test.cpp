@@ -5,6 +5,7 @@
 
 namespace kb::codegen::templating {
 namespace {
+namespace KB_UNITY_ID {
 
 std::string render(const std::string& source, const Context& context = {}) {
   auto out = render_template(source, context, "CARD.md");
@@ -76,5 +77,6 @@ TEST(render_template, ValuesAreNotRenderedAgain) {
   EXPECT_EQ(render("{{ a }}", string_context({{"a", "{{ b }} {% if %}"}})), "{{ b }} {% if %}");
 }
 
+}  // namespace KB_UNITY_ID
 }  // namespace
 }  // namespace kb::codegen::templating

@@ -5,6 +5,7 @@
 
 namespace kb::util {
 namespace {
+namespace KB_UNITY_ID {
 
 TEST(ExitCodeFor, UsageErrorsAreTwoEveryOtherKindIsOne) {
   EXPECT_EQ(exit_code_for(Error(ErrorKind::usage, "bad flag")), ExitCode::usage);
@@ -25,5 +26,6 @@ TEST(ExitStatusHelp, ListsEveryRowOfTheTable) {
             "  2  usage error (unknown command or option, bad option value, a path argument that is not a directory)");
 }
 
+}  // namespace KB_UNITY_ID
 }  // namespace
 }  // namespace kb::util

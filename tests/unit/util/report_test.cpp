@@ -9,6 +9,7 @@
 
 namespace kb::util {
 namespace {
+namespace KB_UNITY_ID {
 
 Error chain() {
   return Error(ErrorKind::network, "Cannot upload variant `torch211-cxx11-cpu-x86_64-linux`")
@@ -53,5 +54,6 @@ TEST(ColourEnabled, NeverForNoColourOrAFile) {
   }
 }
 
+}  // namespace KB_UNITY_ID
 }  // namespace
 }  // namespace kb::util

@@ -10,6 +10,7 @@
 
 namespace kb::util {
 namespace {
+namespace KB_UNITY_ID {
 
 Result<std::string> text_or_error(bool ok) {
   if (!ok) return Error(ErrorKind::not_found, "no text").with_hint("write one");
@@ -93,5 +94,6 @@ TEST(KbTry, ReturnsTheErrorAndStops) {
   EXPECT_EQ(steps_after, 1);
 }
 
+}  // namespace KB_UNITY_ID
 }  // namespace
 }  // namespace kb::util

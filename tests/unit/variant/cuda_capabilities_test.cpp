@@ -7,6 +7,7 @@
 
 namespace kb::variant {
 namespace {
+namespace KB_UNITY_ID {
 
 using Caps = std::vector<std::string>;
 
@@ -111,5 +112,6 @@ TEST(RecordedArchs, UnionSortedBytewise) {
             (Caps{"7.0", "7.2", "7.5", "8.0", "8.6", "8.7", "8.9", "9.0+PTX"}));
 }
 
+}  // namespace KB_UNITY_ID
 }  // namespace
 }  // namespace kb::variant

@@ -7,6 +7,7 @@
 
 namespace kb::variant {
 namespace {
+namespace KB_UNITY_ID {
 
 using config::Backend;
 using config::BuildConfig;
@@ -208,5 +209,6 @@ TEST(ThisHost, IsNormalised) {
   EXPECT_TRUE(host->cpu == "x86_64" || host->cpu == "aarch64");
 }
 
+}  // namespace KB_UNITY_ID
 }  // namespace
 }  // namespace kb::variant

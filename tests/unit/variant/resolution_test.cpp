@@ -7,6 +7,7 @@
 
 namespace kb::variant {
 namespace {
+namespace KB_UNITY_ID {
 
 using config::Backend;
 using Names = std::vector<std::string>;
@@ -220,5 +221,6 @@ TEST(ResolveVariants, HigherCompatibleCudaMinorWins) {
   EXPECT_EQ(r.accepted, (Names{"torch210-cxx11-cu128-x86_64-linux", "torch210-cxx11-cu126-x86_64-linux"}));
 }
 
+}  // namespace KB_UNITY_ID
 }  // namespace
 }  // namespace kb::variant

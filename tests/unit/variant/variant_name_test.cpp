@@ -7,6 +7,7 @@
 
 namespace kb::variant {
 namespace {
+namespace KB_UNITY_ID {
 
 using config::Backend;
 
@@ -162,5 +163,6 @@ TEST(MajorMinorParsePrefix, TakesLeadingComponents) {
   EXPECT_EQ((MajorMinor{13, 0}).to_string(), "13.0");
 }
 
+}  // namespace KB_UNITY_ID
 }  // namespace
 }  // namespace kb::variant

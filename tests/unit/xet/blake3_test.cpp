@@ -11,6 +11,7 @@
 
 namespace kb::hub::xet {
 namespace {
+namespace KB_UNITY_ID {
 
 using testing::hex;
 
@@ -68,5 +69,6 @@ TEST(Blake3, DigestIsIndependentOfHowTheInputIsSplit) {
   }
 }
 
+}  // namespace KB_UNITY_ID
 }  // namespace
 }  // namespace kb::hub::xet

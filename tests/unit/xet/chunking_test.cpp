@@ -10,6 +10,7 @@
 
 namespace kb::hub::xet {
 namespace {
+namespace KB_UNITY_ID {
 
 // The spec's pseudocode, literally.
 std::vector<size_t> reference_chunk_lengths(std::string_view data) {
@@ -116,5 +117,6 @@ TEST(Chunker, StreamingInAnyPiecesGivesTheSameChunks) {
   }
 }
 
+}  // namespace KB_UNITY_ID
 }  // namespace
 }  // namespace kb::hub::xet

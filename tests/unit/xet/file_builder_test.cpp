@@ -14,6 +14,7 @@
 
 namespace kb::hub::xet {
 namespace {
+namespace KB_UNITY_ID {
 
 struct Built {
   FileInfo file;
@@ -83,5 +84,6 @@ TEST(FileBuilder, EmptyContentHasNoTermsAndTheZeroHash) {
   EXPECT_EQ(built.file.file_hash, MerkleHash{});
 }
 
+}  // namespace KB_UNITY_ID
 }  // namespace
 }  // namespace kb::hub::xet

@@ -13,6 +13,7 @@
 
 namespace kb::hub::xet {
 namespace {
+namespace KB_UNITY_ID {
 
 MerkleHash counting_hash() {
   MerkleHash hash;
@@ -87,5 +88,6 @@ TEST(is_global_dedup_eligible, LooksAtTheLastEightByteGroupMod1024) {
   EXPECT_TRUE(is_global_dedup_eligible(hash));
 }
 
+}  // namespace KB_UNITY_ID
 }  // namespace
 }  // namespace kb::hub::xet

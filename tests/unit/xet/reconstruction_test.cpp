@@ -14,6 +14,7 @@
 
 namespace kb::hub::xet {
 namespace {
+namespace KB_UNITY_ID {
 
 // Two xorbs and a file whose terms use both, one of them twice (deduplicated content).
 struct World {
@@ -199,5 +200,6 @@ TEST(reconstruction_json, V1AndV2CarryTermsRangesAndUrlsInTheProtocolsShape) {
   EXPECT_EQ(entries[0]["ranges"][0]["bytes"]["end"], fetch.ranges[0].byte_end);
 }
 
+}  // namespace KB_UNITY_ID
 }  // namespace
 }  // namespace kb::hub::xet

@@ -17,6 +17,7 @@
 
 namespace kb::hub::xet {
 namespace {
+namespace KB_UNITY_ID {
 
 struct Upload {
   std::string shard_bytes;
@@ -269,5 +270,6 @@ TEST(xorb_entry, MatchesTheCasInfoTheClientSent) {
   EXPECT_EQ(entry.serialized_size, upload.xorb_bytes.size());
 }
 
+}  // namespace KB_UNITY_ID
 }  // namespace
 }  // namespace kb::hub::xet

@@ -14,6 +14,7 @@
 
 namespace kb::hub::xet {
 namespace {
+namespace KB_UNITY_ID {
 
 struct Fixture {
   MerkleHash name{};
@@ -237,5 +238,6 @@ TEST(byte_group4, GroupsByPositionWithTheRemainderInTheFirstGroups) {
   EXPECT_EQ(byte_group4("AB"), "AB");
 }
 
+}  // namespace KB_UNITY_ID
 }  // namespace
 }  // namespace kb::hub::xet
