@@ -8,6 +8,9 @@ run, each:
                             XDG_CACHE_HOME and CCACHE_DIR; ccache on, as by default)
   one-file edit (light)     a comment appended to one light source, then an incremental build
   one-file edit (heavy)     the same on heavy_bwd.cu, the long pole
+  shared-header edit        a declaration appended to common.cuh, which every .cu includes: every
+                            source compiles again, in a directory built before (kernel-builder
+                            starts the longest compiles of the last build first)
   cold, heavy source first  cold again (new directories, fresh caches) with heavy_bwd.cu listed first
                             in the kernel's `src` (and first in cpp_extension's sources): what
                             `build`'s late-start hint asks of an author (docs/build-engine.md)
@@ -18,7 +21,9 @@ environment reaches both builders' nvcc (e.g. NVCC_APPEND_FLAGS=--split-compile=
 parallel optimizer).
 
 Usage: heavy_bench.py [--kernel-builder PATH] [--python PATH] [--cores N] [--light N]
-                      [--capabilities 8.0,9.0] [--json FILE] [--keep DIR]
+                      [--capabilities 8.0,9.0] [--rows cold,light,heavy,header,first] [--json FILE] [--keep DIR]
+
+--rows picks rows (default all; the edits need the cold row, which is then added).
 """
 import argparse
 import json
@@ -33,6 +38,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 from build_bench import REPO, compile_times, cpp_extension_build  # noqa: E402
 from heavy_kernel import write_project  # noqa: E402
+
+
+ROWS = ("cold", "light", "heavy", "header", "first")
 
 
 def cuda_variant(python: str) -> str:
@@ -58,11 +66,17 @@ def main() -> None:
     parser.add_argument("--cores", type=int, default=os.cpu_count())
     parser.add_argument("--light", type=int, default=16)
     parser.add_argument("--capabilities", default="8.0,9.0")
+    parser.add_argument("--rows", default=",".join(ROWS), help="comma-separated: " + ", ".join(ROWS))
     parser.add_argument("--json")
     parser.add_argument("--keep", help="keep the projects and logs in this directory")
     parser.add_argument("--split-compile", type=int, help="pass `--split-compile N` to kernel-builder (nvcc's "
                         "parallel optimiser; its output is then not reproducible, docs/build-engine.md)")
     args = parser.parse_args()
+    wanted = set(args.rows.split(","))
+    if wanted - set(ROWS):
+        parser.error(f"--rows: unknown {', '.join(sorted(wanted - set(ROWS)))} (rows: {', '.join(ROWS)})")
+    if wanted & {"light", "heavy", "header"}:
+        wanted.add("cold")
     caps = args.capabilities.split(",")
     variant = cuda_variant(args.python)
 
@@ -88,20 +102,29 @@ def main() -> None:
             rows[label] = (ref, ours_seconds)
             slowest[label] = times[:4]
 
-        def edit(root: Path, name: str) -> None:
+        def edit(root: Path, name: str, text: str) -> None:
             path = root / "attention" / name
-            path.write_text(path.read_text() + "\n// bench edit\n")
+            path.write_text(path.read_text() + text)
 
-        for label, name in (("cold", None), ("one-file edit (light)", "light_03.cu"), ("one-file edit (heavy)", "heavy_bwd.cu")):
+        comment = "\n// bench edit\n"
+        # A declaration, not a comment: ccache's preprocessor mode would find the sources unchanged.
+        declaration = '\nstatic_assert(sizeof(float) == 4, "bench edit");\n'
+        for key, label, name, text in (("cold", "cold", None, None),
+                                       ("light", "one-file edit (light)", "light_03.cu", comment),
+                                       ("heavy", "one-file edit (heavy)", "heavy_bwd.cu", comment),
+                                       ("header", "shared-header edit", "common.cuh", declaration)):
+            if key not in wanted:
+                continue
             if name:
-                edit(reference, name)
-                edit(project, name)
+                edit(reference, name, text)
+                edit(project, name, text)
             measure(label, reference, project, tmp)
-        # The same cold builds with the heavy source first, in directories and caches of their own.
-        first = tmp / "heavy-first"
-        shutil.rmtree(first, ignore_errors=True)
-        measure("cold, heavy source first", write_project(first / "ref", args.light, caps, heavy_first=True),
-                write_project(first / "ours", args.light, caps, heavy_first=True), first)
+        if "first" in wanted:
+            # The same cold builds with the heavy source first, in directories and caches of their own.
+            first = tmp / "heavy-first"
+            shutil.rmtree(first, ignore_errors=True)
+            measure("cold, heavy source first", write_project(first / "ref", args.light, caps, heavy_first=True),
+                    write_project(first / "ours", args.light, caps, heavy_first=True), first)
 
     load = os.getloadavg()
     print(f"heavy kernel: {args.light} light + 1 heavy CUDA sources, capabilities {', '.join(caps)}; {variant}, "

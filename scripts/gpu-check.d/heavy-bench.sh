@@ -2,7 +2,8 @@
 # Heavy CUDA kernels: bench/heavy_bench.py against cpp_extension (cold, one-file edits), then a carried mamba-ssm built cold.
 #   scripts/gpu-check heavy-bench [heavy|mamba|first]...   (default: heavy mamba)
 #   heavy  bench/heavy_bench.py with all cores (--capabilities from KB_HEAVY_CAPS, default 8.0,9.0;
-#          KB_HEAVY_SPLIT=N adds --split-compile N)
+#          KB_HEAVY_SPLIT=N adds --split-compile N; KB_HEAVY_ROWS=cold,header picks rows: all five take
+#          longer than one call may run)
 #   mamba  kernels-community's mamba-ssm (carried in .kc/mamba-ssm: fetch it here and carry .kc),
 #          built cold (fresh XDG_CACHE_HOME and CCACHE_DIR) for this GPU's capability, once with
 #          NVCC_APPEND_FLAGS of each word of KB_MAMBA_FLAGS (default "-": none; e.g. "- --split-compile=0"
@@ -35,7 +36,7 @@ for part in "${PARTS[@]}"; do
     heavy)
       step "heavy_bench (limit $(left) s)"
       timeout "$(left)" "$PY" bench/heavy_bench.py --kernel-builder "$KB" --python "$PY" --cores "$(nproc)" \
-        --capabilities "${KB_HEAVY_CAPS:-8.0,9.0}" ${KB_HEAVY_SPLIT:+--split-compile "$KB_HEAVY_SPLIT"} --json "$OUT/heavy-bench.json" > "$OUT/heavy-bench.txt" 2>&1
+        --capabilities "${KB_HEAVY_CAPS:-8.0,9.0}" ${KB_HEAVY_SPLIT:+--split-compile "$KB_HEAVY_SPLIT"} ${KB_HEAVY_ROWS:+--rows "$KB_HEAVY_ROWS"} --json "$OUT/heavy-bench.json" > "$OUT/heavy-bench.txt" 2>&1
       note "exit $?"; tee -a "$SUMMARY" < "$OUT/heavy-bench.txt" ;;
     mamba)
       CAP=$("$PY" -c 'import torch; print("%d.%d" % torch.cuda.get_device_capability())')

@@ -1,6 +1,7 @@
 // Performing the compile plan of one arch variant (see compile_step.h).
 #include "builder/compile_step.h"
 
+#include <cstdio>
 #include <cstdlib>
 
 #include "abi/check.h"
@@ -15,6 +16,7 @@
 #include "builder/portable.h"
 #include "builder/remote_cache.h"
 #include "builder/reproducible.h"
+#include "builder/start_order.h"
 #include "builder/torch_pch.h"
 #include "builder/user_cache.h"
 #include "codegen/variant_project.h"
@@ -189,6 +191,32 @@ std::map<std::string, NinjaLogEntry> read_ninja_log(const CompilePlan& plan) {
   return parse_ninja_log(text ? *text : std::string());
 }
 
+// Before Ninja runs: the objects that took longest in the last build of this directory start
+// first (start_order.h; the link order stays). CMake's pending re-run goes first, as the build would
+// run it: it writes build.ninja anew. Nothing happens when there is no such time or build.ninja
+// cannot be read or written; the build then starts its sources in their `src` order.
+void start_longest_first(const CompilePlan& plan, const std::map<std::string, NinjaLogEntry>& last,
+                         const fs::path& log_path) {
+  std::map<std::string, double> seconds;
+  for (const auto& [output, entry] : last) seconds[output] = static_cast<double>(entry.end_ms - entry.start_ms) / 1000.0;
+  if (seconds.size() < 2) return;
+  auto regenerate = util::run_process(ninja_command(plan, 1, {"build.ninja"}));
+  if (!regenerate || !regenerate->success()) return;  // the build reports it
+  fs::path manifest_path = plan.cmake_dir / "build.ninja";
+  auto manifest = util::read_file(manifest_path);
+  if (!manifest) return;
+  auto order = longest_first(*manifest, seconds);
+  if (!order || !util::write_file_atomic(manifest_path, order->manifest)) return;
+  std::string first;
+  for (size_t i = 0; i < order->first.size() && i < 3; ++i) {
+    char text[32];
+    std::snprintf(text, sizeof text, " (%.1f s)", seconds[order->first[i]]);
+    first += (i ? ", " : "") + object_source(order->first[i], plan.sources) + text;
+  }
+  if (order->first.size() > 3) first += ", ...";
+  append_log(log_path, "start order: the objects that took longest in the last build first: " + first);
+}
+
 // Configure, header cache, Ninja and ccache's statistics; the compile times of the sources that
 // Ninja compiled into `times` (and the log).
 util::Status run_compile(const BuildSettings& s, const PlannedVariant& v, const CompilePlan& plan, const fs::path& log_path,
@@ -207,6 +235,7 @@ util::Status run_compile(const BuildSettings& s, const PlannedVariant& v, const 
   std::map<std::string, std::string> env = plan.compile_env;
   auto ninja_log_before = read_ninja_log(plan);
   if (plan.header_cache) KB_TRY(prepare_header_cache(s, v, plan, env, log_path));
+  start_longest_first(plan, ninja_log_before, log_path);
   start_compile();
   auto run = run_logged(s, v.name, ninja_command(plan, plan.jobs.jobs), log_path, env, running_reporter(s, v, plan));
   if (!run) return std::move(run).error();

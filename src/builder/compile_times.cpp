@@ -91,8 +91,9 @@ std::string render_late_start_hint(const std::vector<SourceTime>& times) {
   if (!waited_for || slowest.started < 2.0 || slowest.started < 0.1 * slowest.seconds) return "";
   return "hint: the build waited for " + slowest.source + " (" + seconds_text(slowest.seconds) + " s), which started " +
          seconds_text(slowest.started) +
-         " s after the first compile:\n  sources start in the order of their `src` list in build.toml; list it first "
-         "there to start it first\n";
+         " s after the first compile:\n  the next build in this directory starts it first (the longest compiles of the "
+         "last build start first);\n  a new build directory starts sources in the order of their `src` list in "
+         "build.toml: list it first there\n";
 }
 
 std::string render_slowest_sources(const std::string& variant, const std::vector<SourceTime>& times, size_t limit) {

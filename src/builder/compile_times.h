@@ -43,8 +43,9 @@ std::string object_source(const std::string& object, const std::vector<std::stri
 std::string render_compile_times_table(const std::vector<SourceTime>& times);
 
 // When a build waited for its slowest source because it started late (it finished last, and it
-// started at least 2 s and a tenth of its own time after the first compile), a hint to list it
-// first: Ninja starts the sources of a target in the order of their `src` list. Empty otherwise.
+// started at least 2 s and a tenth of its own time after the first compile), a hint: the next
+// build of the directory starts it first (start_order.h), and a new build directory starts the
+// sources of a target in the order of their `src` list, so list it first there. Empty otherwise.
 std::string render_late_start_hint(const std::vector<SourceTime>& times);
 
 // For stderr after a build: the `limit` slowest sources of a variant, one indented line each,

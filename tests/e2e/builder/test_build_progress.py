@@ -1,7 +1,9 @@
 """Build progress without a terminal (build_progress.h, docs/build-engine.md): one line per step
 with the variant's elapsed time, a line naming the source that has been compiling longest once a
 compile runs past 10 s, no carriage returns; after the build, the slowest sources, when each started,
-and a hint when the build waited for a slowest source that started late."""
+and a hint when the build waited for a slowest source that started late. The next build of the
+directory starts the objects that took longest in the last one first (start_order.h)."""
+import hashlib
 import json
 import re
 import sys
@@ -14,12 +16,26 @@ from kb_build_e2e_support import copy_fixture, run_build  # noqa: E402
 
 pytestmark = pytest.mark.slow
 
+EXTRAS = ["addone_cpu/extra_0.cpp", "addone_cpu/extra_1.cpp", "addone_cpu/extra_2.cpp"]
 
-def test_plain_progress_names_a_long_compile(tmp_path, kernel_builder, kb_python, cpu_variant):
-    project = copy_fixture("addone", tmp_path)
+
+@pytest.fixture(scope="module")
+def one_job_build(tmp_path_factory, kernel_builder, kb_python, cpu_variant):
+    """The addone fixture with three small sources more in its CPU kernel, built with one job."""
+    project = copy_fixture("addone", tmp_path_factory.mktemp("progress"))
+    for index, name in enumerate(EXTRAS):
+        (project / name).write_text(f"int addone_extra_{index}() {{ return {index}; }}\n")
+    config = project / "build.toml"
+    config.write_text(config.read_text().replace('src = ["addone_cpu/addone_cpu.cpp"]',
+                                                 "src = [" + ", ".join(f'"{s}"' for s in ["addone_cpu/addone_cpu.cpp", *EXTRAS]) + "]"))
     # Without ccache and the torch header cache, each torch-including source takes well over 10 s.
     result = run_build(kernel_builder, project, kb_python, "--variant", cpu_variant, "--unique-id", "p1",
                        "--no-cache", "--no-header-cache", "--cores", "1", "--json")
+    return project, result
+
+
+def test_plain_progress_names_a_long_compile(one_job_build, cpu_variant):
+    project, result = one_job_build
     assert "\r" not in result.stderr
     # One job: each source starts when the one before it ends. The slowest gets the hint when the
     # build waited for it (it ended last, give or take 0.5 s) and it started late (at least 2 s and
@@ -53,3 +69,33 @@ def test_plain_progress_names_a_long_compile(tmp_path, kernel_builder, kb_python
     elapsed = [int(m.group(3)) * 60 + int(m.group(4)) for m in steps]
     assert elapsed == sorted(elapsed)
     assert "slowest sources" in result.stderr
+
+
+def test_next_build_starts_the_longest_compile_of_the_last_one_first(one_job_build, kernel_builder, kb_python,
+                                                                      cpu_variant):
+    project, first = one_job_build
+    work = project / "build" / ".kb" / cpu_variant
+    module = next((project / "build" / cpu_variant).glob("*.so"))
+    digest = hashlib.sha256(module.read_bytes()).hexdigest()
+    # The last of the three small sources (last in `src`, so started last) took longest in the last
+    # build, as .ninja_log tells: a record of it with a longer time goes after its own.
+    log = work / "cmake-build" / ".ninja_log"
+    (record,) = [line for line in log.read_text().splitlines() if line.split("\t")[3:4] and
+                 line.split("\t")[3].endswith("extra_2.cpp.o")]
+    fields = record.split("\t")
+    fields[1] = str(int(fields[0]) + 99000)
+    log.write_text(log.read_text() + "\t".join(fields) + "\n")
+    # A comment in each small source: they compile again, to the same objects.
+    for name in EXTRAS:
+        (project / name).write_text((project / name).read_text() + "// edited\n")
+    result = run_build(kernel_builder, project, kb_python, "--variant", cpu_variant, "--unique-id", "p1",
+                       "--no-cache", "--no-header-cache", "--cores", "1", "--json")
+    times = {t["source"]: t for t in json.loads(result.stdout)["compile_times"][cpu_variant]}
+    assert sorted(times) == sorted(EXTRAS), times
+    # One job: it started first, and the others in their `src` order after it.
+    assert times["addone_cpu/extra_2.cpp"]["started"] == 0, times
+    assert 0 < times["addone_cpu/extra_0.cpp"]["started"] < times["addone_cpu/extra_1.cpp"]["started"], times
+    assert ("start order: the objects that took longest in the last build first: addone_cpu/extra_2.cpp (99.0 s)"
+            in (work / "build.log").read_text())
+    # Only the order of the build statements changed: the module (its link order) is the same.
+    assert hashlib.sha256(module.read_bytes()).hexdigest() == digest
