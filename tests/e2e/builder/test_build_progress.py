@@ -80,9 +80,11 @@ def test_next_build_starts_the_longest_compile_of_the_last_one_first(one_job_bui
     # The last of the three small sources (last in `src`, so started last) took longest in the last
     # build, as .ninja_log tells: a record of it with a longer time goes after its own.
     log = work / "cmake-build" / ".ninja_log"
-    (record,) = [line for line in log.read_text().splitlines() if line.split("\t")[3:4] and
-                 line.split("\t")[3].endswith("extra_2.cpp.o")]
-    fields = record.split("\t")
+    records = {name: [line.split("\t") for line in log.read_text().splitlines()
+                      if line.split("\t")[3:4] and line.split("\t")[3].endswith(Path(name).name + ".o")]
+               for name in EXTRAS}
+    assert all(len(found) == 1 for found in records.values()), records
+    fields = list(records["addone_cpu/extra_2.cpp"][0])
     fields[1] = str(int(fields[0]) + 99000)
     log.write_text(log.read_text() + "\t".join(fields) + "\n")
     # A comment in each small source: they compile again, to the same objects.
@@ -92,9 +94,12 @@ def test_next_build_starts_the_longest_compile_of_the_last_one_first(one_job_bui
                        "--no-cache", "--no-header-cache", "--cores", "1", "--json")
     times = {t["source"]: t for t in json.loads(result.stdout)["compile_times"][cpu_variant]}
     assert sorted(times) == sorted(EXTRAS), times
-    # One job: it started first, and the others in their `src` order after it.
+    # One job: it started first, then the other two, the longer of their last compiles first (in
+    # their `src` order when equal).
     assert times["addone_cpu/extra_2.cpp"]["started"] == 0, times
-    assert 0 < times["addone_cpu/extra_0.cpp"]["started"] < times["addone_cpu/extra_1.cpp"]["started"], times
+    last = {name: int(records[name][0][1]) - int(records[name][0][0]) for name in EXTRAS[:2]}
+    expected = sorted(EXTRAS[:2], key=lambda name: -last[name])
+    assert 0 < times[expected[0]]["started"] < times[expected[1]]["started"], (times, last)
     assert ("start order: the objects that took longest in the last build first: addone_cpu/extra_2.cpp (99.0 s)"
             in (work / "build.log").read_text())
     # Only the order of the build statements changed: the module (its link order) is the same.

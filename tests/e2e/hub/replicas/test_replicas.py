@@ -8,6 +8,7 @@
   to end through the balancer."""
 import base64
 import hashlib
+import http.client
 import json
 import os
 import random
@@ -115,7 +116,8 @@ def commit_once(url, token, repo, summary, files, stats):
                 uncertain = True
             else:
                 raise
-        except (urllib.error.URLError, ConnectionError, TimeoutError, OSError):
+        except (urllib.error.URLError, ConnectionError, TimeoutError, OSError, http.client.HTTPException):
+            # No answer, or part of one (IncompleteRead: the replica was killed while it answered).
             stats["lost"] += 1
             uncertain = True
         time.sleep(random.uniform(0, 0.05 * min(attempt + 1, 10)))
