@@ -17,6 +17,11 @@ struct Item {
   std::string output;  // a build statement's first output
 };
 
+std::string without_newline(std::string line) {
+  while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.pop_back();
+  return line;
+}
+
 bool continues(const std::string& line) {
   // A line ending in an unescaped `$` goes on on the next line.
   size_t dollars = 0;
@@ -37,8 +42,7 @@ std::vector<Item> parse(const std::string& manifest) {
   }
   std::vector<Item> items;
   for (size_t i = 0; i < lines.size();) {
-    std::string bare = lines[i];
-    while (!bare.empty() && (bare.back() == '\n' || bare.back() == '\r')) bare.pop_back();
+    std::string bare = without_newline(lines[i]);
     Item item;
     item.text = lines[i];
     if (util::starts_with(bare, "build ")) {
@@ -50,10 +54,8 @@ std::vector<Item> parse(const std::string& manifest) {
         const std::string& next = lines[i];
         bool indented = !next.empty() && (next[0] == ' ' || next[0] == '\t');
         if (!open && !indented) break;
-        std::string next_bare = next;
-        while (!next_bare.empty() && (next_bare.back() == '\n' || next_bare.back() == '\r')) next_bare.pop_back();
         item.text += next;
-        open = continues(next_bare);
+        open = continues(without_newline(next));
         ++i;
       }
       if (!item.text.empty() && item.text.back() != '\n') item.text += '\n';
@@ -90,36 +92,33 @@ std::string first_output(const std::string& build_line) {
 
 std::optional<StartOrder> longest_first(const std::string& manifest, const std::map<std::string, double>& seconds) {
   std::vector<Item> items = parse(manifest);
-  std::vector<size_t> timed;  // indices of the objects' statements that have a time
-  std::optional<size_t> front;  // where the first object's statement is
+  std::vector<size_t> objects;  // indices of the objects' statements, in file order
+  std::vector<size_t> timed;    // those of them that have a time
   for (size_t i = 0; i < items.size(); ++i) {
     if (items[i].kind != Kind::build || !is_object(items[i].output)) continue;
-    if (!front) front = i;
+    objects.push_back(i);
     if (seconds.count(items[i].output)) timed.push_back(i);
   }
   if (timed.size() < 2) return std::nullopt;
-  for (size_t i = *front; i < timed.back(); ++i) {
+  const size_t front = objects.front();
+  for (size_t i = front; i < timed.back(); ++i) {
     if (items[i].kind == Kind::other) return std::nullopt;
   }
   std::vector<size_t> order = timed;
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
     return seconds.at(items[a].output) > seconds.at(items[b].output);
   });
-  // Already longest first, and nothing without a time before them: nothing to move.
-  if (order == timed && timed.front() == *front) {
-    bool untimed_between = false;
-    for (size_t i = *front; i < timed.back(); ++i) {
-      if (items[i].kind == Kind::build && is_object(items[i].output) && !seconds.count(items[i].output)) {
-        untimed_between = true;
-      }
-    }
-    if (!untimed_between) return std::nullopt;
+  // The objects would start in the order they already have: nothing to move.
+  std::vector<size_t> starts = order;
+  for (size_t i : objects) {
+    if (!seconds.count(items[i].output)) starts.push_back(i);
   }
+  if (starts == objects) return std::nullopt;
   StartOrder result;
   std::vector<bool> moved(items.size(), false);
   for (size_t i : order) moved[i] = true;
   for (size_t i = 0; i < items.size(); ++i) {
-    if (i == *front) {
+    if (i == front) {
       for (size_t j : order) {
         result.manifest += items[j].text;
         result.first.push_back(items[j].output);
@@ -127,7 +126,6 @@ std::optional<StartOrder> longest_first(const std::string& manifest, const std::
     }
     if (!moved[i]) result.manifest += items[i].text;
   }
-  if (result.manifest == manifest) return std::nullopt;
   return result;
 }
 
