@@ -201,9 +201,9 @@ std::vector<Error> build_variants(const RunPlan& run, BuildSummary& summary, Bui
       } else if (result->result == VariantResult::built) {
         summary.built.push_back(selected[i].name);
         if (!result->compile_times.empty()) summary.compile_times[selected[i].name] = std::move(result->compile_times);
-      } else {
+      } else if (result->result == VariantResult::up_to_date) {
         summary.up_to_date.push_back(selected[i].name);
-      }
+      }  // toolchain_refuted: run_build builds it again
     }
   };
   std::vector<std::thread> threads;
@@ -230,34 +230,59 @@ Result<BuildSummary> run_build(const BuildOptions& options, BuildReporter& repor
   InterruptWatch interrupt_watch;
   remove_stale_staging(*project / "build");
 
-  // Toolchains (probe results cached in the user cache: a clean build skips `import torch` too).
-  auto toolchains = probe_toolchains(options, nullptr);
-  if (!toolchains) return std::move(toolchains).error();
-  auto plan = plan_build(*config, *toolchains);
-  if (!plan) return std::move(plan).error();
-  if (plan->variants.empty()) return nothing_to_build(*config, *toolchains, *plan);
-  for (const auto& note : plan->notes) reporter.note(note);
-  auto selection = select_variants(*plan, options);
-  if (!selection) return std::move(selection).error();
-  for (const auto& note : selection->notes) reporter.note(note);
-
-  // Checks on the source, with the first interpreter (it has torch; the lint needs only `ast`).
-  if (!options.skip_checks) KB_TRY(check_project(*project, *config, toolchains->front().python));
+  // Toolchains: probe results cached in the user cache (a clean build skips `import torch` too);
+  // without one, the build starts on a guess while the probe runs (toolchain.h).
+  auto pythons = interpreters(options);
+  if (!pythons) return std::move(pythons).error();
+  auto probes = ToolchainProbes::start(*pythons, user_cache_dir() / "toolchains");
+  if (!probes) return std::move(probes).error();
   HostFacts host = read_host_facts(*project);
   std::string unique_id = make_unique_id(options.unique_id, host.git);
-  RunPlan run = plan_run(options, std::move(*selection), host, std::move(unique_id), std::move(*remote_cache));
-  for (const auto& note : run.notes) reporter.note(note);
-  run.settings.project = *project;
-  run.settings.config = &*config;
-  run.settings.reporter = &reporter;
   std::error_code ec;
   fs::create_directories(*project / "build", ec);
 
-  BuildSummary summary;
-  summary.not_built = run.selection.not_built;
-  auto errors = build_variants(run, summary, reporter);
-  if (InterruptWatch::interrupted()) return interrupted_error();
-  if (!errors.empty()) return first_failure(std::move(errors));
+  // Plans and builds the variants of `toolchains`; the notes of the plan once.
+  bool noted = false;
+  bool checked = options.skip_checks;
+  auto build_on = [&](const std::vector<Toolchain>& toolchains, ToolchainProbes* guessed) -> Result<BuildSummary> {
+    auto plan = plan_build(*config, toolchains);
+    if (!plan) return std::move(plan).error();
+    if (plan->variants.empty()) return nothing_to_build(*config, toolchains, *plan);
+    auto selection = select_variants(*plan, options);
+    if (!selection) return std::move(selection).error();
+    RunPlan run = plan_run(options, std::move(*selection), host, unique_id, *remote_cache);
+    if (!noted) {
+      for (const auto& note : plan->notes) reporter.note(note);
+      for (const auto& note : selection->notes) reporter.note(note);
+      for (const auto& note : run.notes) reporter.note(note);
+      noted = true;
+    }
+    // Checks on the source, with the first interpreter (it has torch; the lint needs only `ast`).
+    if (!checked) KB_TRY(check_project(*project, *config, toolchains.front().python));
+    checked = true;
+    run.settings.project = *project;
+    run.settings.config = &*config;
+    run.settings.reporter = &reporter;
+    run.settings.toolchain_probes = guessed;
+    BuildSummary summary;
+    summary.not_built = run.selection.not_built;
+    auto errors = build_variants(run, summary, reporter);
+    if (InterruptWatch::interrupted()) return interrupted_error();
+    if (!errors.empty()) return first_failure(std::move(errors));
+    return summary;
+  };
+  auto built = build_on(probes->toolchains(), probes->guessing() ? &*probes : nullptr);
+  if (probes->guessing() && !InterruptWatch::interrupted()) {
+    // A wrong guess may have failed the build (another torch's headers): the probes decide.
+    auto held = probes->settle();
+    if (!held) return std::move(held).error();
+    if (!*held) {
+      reporter.note(probes->account() + "; building again with the probes' results");
+      built = build_on(probes->probed(), nullptr);
+    }
+  }
+  if (!built) return built;
+  BuildSummary summary = std::move(*built);
   // Every build, of all variants or of some (`--variant`, one CI job of a release plan), writes the
   // card and benchmarks: whichever builds are uploaded carry the same shared files.
   KB_TRY(copy_bundle_extras(*config, *project, *project / "build", reporter));

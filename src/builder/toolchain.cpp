@@ -2,6 +2,8 @@
 #include "builder/toolchain.h"
 
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <regex>
 
@@ -207,28 +209,44 @@ std::string probe_cache_identity(const fs::path& interpreter) {
   return identity;
 }
 
+namespace {
+
+fs::path probe_cache_file(const fs::path& cache_dir, const std::string& identity) {
+  return cache_dir.empty() ? fs::path() : cache_dir / ("toolchain-" + util::sha256_hex(identity).substr(0, 24) + ".json");
+}
+
+// The cached probe result of `interpreter` that still holds, if any.
+std::optional<Toolchain> cached_toolchain(const fs::path& interpreter, const fs::path& cache_dir) {
+  std::string identity = probe_cache_identity(interpreter);
+  fs::path cache_file = probe_cache_file(cache_dir, identity);
+  if (cache_file.empty()) return std::nullopt;
+  auto cached = cached_probe(cache_file, identity, interpreter);
+  if (!cached) return std::nullopt;
+  auto toolchain = parse_probe_output(*cached, interpreter);
+  // An entry that no longer parses (e.g. written by another builder) is probed again.
+  if (!toolchain) return std::nullopt;
+  if (toolchain->torch_cuda) toolchain->cuda = find_cuda_toolkit();
+  return std::move(*toolchain);
+}
+
+Error python_not_found(const std::string& python) {
+  return Error(ErrorKind::not_found, "Python interpreter `" + python + "` not found")
+      .with_hint("pass an interpreter with torch installed using `--python <PATH>`");
+}
+
+}  // namespace
+
 Result<Toolchain> probe_toolchain(const std::string& python, const fs::path& cache_dir, bool* from_cache) {
   if (from_cache) *from_cache = false;
   auto resolved = resolve_python(python);
-  if (!resolved) {
-    return Error(ErrorKind::not_found, "Python interpreter `" + python + "` not found")
-        .with_hint("pass an interpreter with torch installed using `--python <PATH>`");
-  }
+  if (!resolved) return python_not_found(python);
   fs::path interpreter = *resolved;
-  std::string identity = probe_cache_identity(interpreter);
-  fs::path cache_file =
-      cache_dir.empty() ? fs::path() : cache_dir / ("toolchain-" + util::sha256_hex(identity).substr(0, 24) + ".json");
-  if (!cache_file.empty()) {
-    if (auto cached = cached_probe(cache_file, identity, interpreter)) {
-      auto toolchain = parse_probe_output(*cached, interpreter);
-      // An entry that no longer parses (e.g. written by another builder) is probed again.
-      if (toolchain) {
-        if (from_cache) *from_cache = true;
-        if (toolchain->torch_cuda) toolchain->cuda = find_cuda_toolkit();
-        return toolchain;
-      }
-    }
+  if (auto cached = cached_toolchain(interpreter, cache_dir)) {
+    if (from_cache) *from_cache = true;
+    return std::move(*cached);
   }
+  std::string identity = probe_cache_identity(interpreter);
+  fs::path cache_file = probe_cache_file(cache_dir, identity);
   auto started = fs::file_time_type::clock::now();
   util::ProcessOptions options;
   options.env = builder_python_env();
@@ -259,6 +277,111 @@ Result<Toolchain> probe_toolchain(const std::string& python, const fs::path& cac
   }
   if (toolchain->torch_cuda) toolchain->cuda = find_cuda_toolkit();
   return toolchain;
+}
+
+std::optional<Toolchain> guess_toolchain(const std::string& python) {
+  auto interpreter = resolve_python(python);
+  if (!interpreter) return std::nullopt;
+  util::ProcessOptions options;
+  options.env = builder_python_env();
+  auto run = util::run_process({interpreter->string(), "-c", build_script("probe_toolchain.py"), "guess"}, options);
+  if (!run || !run->success()) return std::nullopt;
+  json guess = json::parse(run->stdout_text, nullptr, false);
+  if (guess.is_discarded() || !guess.is_object() || guess.contains("no_guess")) return std::nullopt;
+  auto toolchain = parse_probe_output(run->stdout_text, *interpreter);
+  if (!toolchain) return std::nullopt;  // the probe will say what is wrong
+  if (toolchain->torch_cuda) toolchain->cuda = find_cuda_toolkit();
+  return std::move(*toolchain);
+}
+
+std::vector<std::string> toolchain_differences(const Toolchain& a, const Toolchain& b) {
+  std::vector<std::string> out;
+  auto compare = [&out](const char* name, const auto& x, const auto& y) {
+    if (!(x == y)) out.emplace_back(name);
+  };
+  compare("python", a.python, b.python);
+  compare("python_version", a.python_version, b.python_version);
+  compare("python_include", a.python_include, b.python_include);
+  compare("machine", a.machine, b.machine);
+  compare("system", a.system, b.system);
+  compare("torch_version", a.torch_version, b.torch_version);
+  compare("cxx11_abi", a.cxx11_abi, b.cxx11_abi);
+  compare("torch_cuda", a.torch_cuda, b.torch_cuda);
+  compare("torch_hip", a.torch_hip, b.torch_hip);
+  compare("torch_xpu", a.torch_xpu, b.torch_xpu);
+  compare("torch_cmake_prefix", a.torch_cmake_prefix, b.torch_cmake_prefix);
+  compare("torch_dir", a.torch_dir, b.torch_dir);
+  compare("include_dirs", a.include_dirs, b.include_dirs);
+  compare("library_dirs", a.library_dirs, b.library_dirs);
+  compare("nvcc_flags", a.nvcc_flags, b.nvcc_flags);
+  compare("tvm_ffi_version", a.tvm_ffi_version, b.tvm_ffi_version);
+  compare("tvm_ffi_include_dirs", a.tvm_ffi_include_dirs, b.tvm_ffi_include_dirs);
+  compare("tvm_ffi_library", a.tvm_ffi_library, b.tvm_ffi_library);
+  compare("cuda", a.cuda, b.cuda);
+  return out;
+}
+
+Result<ToolchainProbes> ToolchainProbes::start(const std::vector<std::string>& pythons, const fs::path& cache_dir) {
+  ToolchainProbes out;
+  for (const auto& python : pythons) {
+    auto interpreter = resolve_python(python);
+    if (!interpreter) return python_not_found(python);
+    if (auto cached = cached_toolchain(*interpreter, cache_dir)) {
+      out.toolchains_.push_back(std::move(*cached));
+    } else if (auto guess = guess_toolchain(python)) {
+      auto probe = [python, cache_dir] {
+        auto started = std::chrono::steady_clock::now();
+        auto toolchain = probe_toolchain(python, cache_dir);
+        return Probed{std::move(toolchain), std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count()};
+      };
+      out.pending_.push_back({out.toolchains_.size(), python, std::async(std::launch::async, probe)});
+      out.toolchains_.push_back(std::move(*guess));
+    } else {
+      auto probed = probe_toolchain(python, cache_dir);
+      if (!probed) return std::move(probed).error();
+      out.toolchains_.push_back(std::move(*probed));
+    }
+  }
+  return out;
+}
+
+ToolchainProbes::ToolchainProbes(ToolchainProbes&&) noexcept = default;
+ToolchainProbes& ToolchainProbes::operator=(ToolchainProbes&&) noexcept = default;
+// A build that stops early (an error before `settle`) still waits for its probes: they write the
+// probe cache, and a future's destructor would wait anyway.
+ToolchainProbes::~ToolchainProbes() = default;
+
+Result<bool> ToolchainProbes::settle() {
+  std::lock_guard<std::mutex> lock(*mutex_);
+  if (settled_) return *settled_;
+  probed_ = toolchains_;
+  std::vector<std::string> verdicts;
+  bool held = true;
+  for (auto& pending : pending_) {
+    auto probed = pending.probe.get();
+    if (!probed.toolchain) {
+      settled_ = std::move(probed.toolchain).error();
+      return *settled_;
+    }
+    auto differences = toolchain_differences(toolchains_[pending.index], *probed.toolchain);
+    char took[32];
+    std::snprintf(took, sizeof took, "%.1f s", probed.seconds);
+    verdicts.push_back(pending.python + "'s probe " +
+                       (differences.empty() ? "agreed" : "disagreed: " + util::join(differences, ", ")) + " (" + took + ")");
+    held = held && differences.empty();
+    probed_[pending.index] = std::move(*probed.toolchain);
+  }
+  if (!verdicts.empty()) {
+    account_ = "toolchain: compiled on what the interpreters' files say while their probes (`import torch`) ran; " +
+               util::join(verdicts, "; ");
+  }
+  settled_ = held;
+  return *settled_;
+}
+
+std::string ToolchainProbes::account() const {
+  std::lock_guard<std::mutex> lock(*mutex_);
+  return account_;
 }
 
 }  // namespace kb::builder

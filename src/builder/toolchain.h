@@ -1,10 +1,14 @@
 // Toolchain detection (docs/cli.md): a Python interpreter with torch plus the backend toolkit
 // it needs. Probing runs a small embedded script in the interpreter (scripts/probe_toolchain.py)
 // and finds nvcc; results are cached per interpreter in the user cache, so that a clean build
-// does not pay for `import torch`.
+// does not pay for `import torch`, and a build without a cached result compiles on a guess of it
+// while the probe runs (`ToolchainProbes`; docs/build-engine.md, "The first build on a machine").
 #pragma once
 
 #include <filesystem>
+#include <future>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,6 +23,7 @@ struct CudaToolkit {
   std::filesystem::path nvcc;
   variant::MajorMinor version;  // from `nvcc --version` ("release 13.0")
   std::filesystem::path home;   // nvcc's grand-parent directory
+  friend bool operator==(const CudaToolkit&, const CudaToolkit&) = default;
 };
 
 struct Toolchain {
@@ -66,6 +71,58 @@ std::optional<CudaToolkit> find_cuda_toolkit();
 // rewritten. `from_cache` (optional) tells whether the probe was skipped.
 util::Result<Toolchain> probe_toolchain(const std::string& python, const std::filesystem::path& cache_dir,
                                         bool* from_cache = nullptr);
+
+// What the probe of `python` is expected to find, read from the interpreter's files without
+// importing torch (the probe script's `guess` mode: tens of milliseconds instead of the seconds of
+// `import torch`). nullopt when the script cannot tell (no torch, an unusual layout) or fails.
+std::optional<Toolchain> guess_toolchain(const std::string& python);
+
+// The names of the fields in which two toolchains differ (pure), e.g. {"torch_version", "nvcc_flags"};
+// empty when they are the same.
+std::vector<std::string> toolchain_differences(const Toolchain& a, const Toolchain& b);
+
+// The toolchains of a build, available at once (builder.cpp; docs/build-engine.md, "The first build
+// on a machine"): an interpreter's cached probe result when there is one; else its probe runs in
+// the background while the build goes on with `guess_toolchain`'s answer, and `settle` waits for
+// the probes and tells whether every guess was right. An interpreter without a guess is probed
+// before `start` returns, as `probe_toolchain` does.
+class ToolchainProbes {
+ public:
+  static util::Result<ToolchainProbes> start(const std::vector<std::string>& pythons,
+                                             const std::filesystem::path& cache_dir);
+  ToolchainProbes(ToolchainProbes&&) noexcept;
+  ToolchainProbes& operator=(ToolchainProbes&&) noexcept;
+  ~ToolchainProbes();
+
+  // The probe results, or guesses where a probe still runs.
+  const std::vector<Toolchain>& toolchains() const { return toolchains_; }
+  bool guessing() const { return !pending_.empty(); }
+  // Waits for the probes (thread-safe; the answer is kept): true when every guess equals its probe's
+  // result; false, with `probed()` then holding the results, when one does not; a probe's error.
+  util::Result<bool> settle();
+  const std::vector<Toolchain>& probed() const { return probed_; }
+  // After `settle`: how the guesses fared, for the build log, e.g. "toolchain: compiled on what
+  // python3's files say while its probe (`import torch`) ran; the probe agreed (3.1 s)".
+  std::string account() const;
+
+ private:
+  ToolchainProbes() = default;
+  struct Probed {
+    util::Result<Toolchain> toolchain;
+    double seconds = 0;  // how long the probe ran
+  };
+  struct Pending {
+    size_t index;  // in toolchains_
+    std::string python;
+    std::future<Probed> probe;
+  };
+  std::vector<Toolchain> toolchains_;
+  std::vector<Pending> pending_;
+  std::unique_ptr<std::mutex> mutex_ = std::make_unique<std::mutex>();
+  std::optional<util::Result<bool>> settled_;
+  std::vector<Toolchain> probed_;
+  std::string account_;
+};
 
 // What a cached probe result of `interpreter` (absolute, not resolved) depends on besides the
 // stamped files: the interpreter path, the probe script and the environment variables that change

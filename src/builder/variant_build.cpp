@@ -424,6 +424,12 @@ Result<VariantOutcome> build_planned_variant(const BuildSettings& s, const Plann
     if (!compiled) return std::move(compiled).error();
     arch = std::move(*compiled);
   }
+  if (s.toolchain_probes) {
+    auto held = s.toolchain_probes->settle();
+    if (!held) return std::move(held).error();
+    append_log(plan.log_path, s.toolchain_probes->account());
+    if (!*held) return VariantOutcome{VariantResult::toolchain_refuted, {}};
+  }
   std::string stamp = util::sha256_hex(stamp_input);
   if ((arch && arch->up_to_date) || (!arch && up_to_date(stamp_input))) {
     if (s.reporter) s.reporter->stage(v.name, Stage::up_to_date);

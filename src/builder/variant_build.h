@@ -18,6 +18,8 @@
 
 namespace kb::builder {
 
+class ToolchainProbes;
+
 struct BuildSettings {
   std::filesystem::path project;  // absolute kernel directory
   const config::BuildConfig* config = nullptr;
@@ -51,9 +53,13 @@ struct BuildSettings {
   bool skip_checks = false;
   bool stream_logs = false;
   BuildReporter* reporter = nullptr;
+  // When the toolchains are guesses whose probes still run (toolchain.h): a variant settles them
+  // before it reports anything or writes build/<variant>, and stops (`toolchain_refuted`) when a
+  // guess was wrong; the run then builds again on the probes' results (builder.cpp).
+  ToolchainProbes* toolchain_probes = nullptr;
 };
 
-enum class VariantResult { built, up_to_date };
+enum class VariantResult { built, up_to_date, toolchain_refuted };
 
 struct VariantOutcome {
   VariantResult result = VariantResult::built;

@@ -1,5 +1,11 @@
 # Prints, as one JSON object on stdout, what kernel-builder needs to know about the torch
 # installation of this interpreter (src/builder/toolchain.cpp reads it; keep keys in sync).
+#
+# With the argument `guess`, it prints what it expects the probe to find without importing torch
+# (tens of milliseconds instead of seconds): torch's version and backends from its version.py,
+# its paths from where its package lies, its nvcc flags from cpp_extension.py's source. The builder
+# compiles on that guess while the real probe runs, and builds again if the two differ
+# (docs/build-engine.md, "The first build on a machine").
 import json
 import platform
 import site
@@ -21,6 +27,73 @@ out = {
     # changes these directories, which invalidates the builder's probe cache.
     "site_dirs": [d for d in site.getsitepackages() + [site.getusersitepackages()] if d],
 }
+
+
+def guess_torch(out):
+    """The torch keys of the probe, read from torch's files (no import); False when it cannot tell."""
+    import ast
+    import importlib.util
+    import os
+
+    def package_dir(name):
+        spec = importlib.util.find_spec(name)
+        return spec.submodule_search_locations[0] if spec and spec.submodule_search_locations else None
+
+    def load(path):
+        """A module of a package, run on its own (its imports are the standard library's)."""
+        spec = importlib.util.spec_from_file_location("_kb_guess_" + os.path.basename(path)[:-3], path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module
+
+    torch_dir = package_dir("torch")
+    if torch_dir is None:
+        return False  # the probe says why
+    version = load(os.path.join(torch_dir, "version.py"))
+    with open(os.path.join(torch_dir, "utils", "cpp_extension.py")) as file:
+        module = ast.parse(file.read())
+    nvcc_flags = []
+    for node in module.body:
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "COMMON_NVCC_FLAGS" for t in node.targets):
+            nvcc_flags = ast.literal_eval(node.value)
+    include = os.path.join(torch_dir, "include")
+    out.update({
+        "torch_version": version.__version__,
+        "cxx11_abi": True,  # every torch the builder accepts on Linux; the probe refuses the others
+        "cuda": getattr(version, "cuda", None),
+        "hip": getattr(version, "hip", None),
+        "xpu": getattr(version, "xpu", None),
+        "cmake_prefix_path": os.path.join(torch_dir, "share", "cmake"),
+        "include_dirs": [include, os.path.join(include, "torch", "csrc", "api", "include")],
+        "library_dirs": [os.path.join(torch_dir, "lib")],
+        "torch_dir": torch_dir,
+        "nvcc_flags": list(nvcc_flags),
+    })
+    tvm_dir = package_dir("tvm_ffi")
+    if tvm_dir is not None:  # importing it imports torch: its libinfo and _version on their own
+        libinfo = load(os.path.join(tvm_dir, "libinfo.py"))
+        out["tvm_ffi_version"] = load(os.path.join(tvm_dir, "_version.py")).__version__
+        out.update(tvm_ffi_keys(libinfo))
+    return True
+
+
+def tvm_ffi_keys(libinfo):
+    # What `python -m tvm_ffi.config --includedir --dlpack-includedir --libfiles --cmakedir` prints.
+    return {
+        "tvm_ffi_include_dirs": list(dict.fromkeys([libinfo.find_include_path(), libinfo.find_dlpack_include_path()])),
+        "tvm_ffi_library": libinfo.find_libtvm_ffi(),
+        "tvm_ffi_cmake_dir": libinfo.find_cmake_path(),
+    }
+
+
+if sys.argv[1:] == ["guess"]:
+    try:
+        guessed = guess_torch(out)
+    except Exception:  # noqa: BLE001 - an unusual torch: no guess, the probe decides
+        guessed = False
+    json.dump(out if guessed else {"no_guess": True}, sys.stdout)
+    sys.exit(0)
+
 try:
     import torch
     import torch.utils
@@ -44,10 +117,7 @@ try:
     from tvm_ffi import libinfo
 
     out["tvm_ffi_version"] = tvm_ffi.__version__
-    # What `python -m tvm_ffi.config --includedir --dlpack-includedir --libfiles --cmakedir` prints.
-    out["tvm_ffi_include_dirs"] = list(dict.fromkeys([libinfo.find_include_path(), libinfo.find_dlpack_include_path()]))
-    out["tvm_ffi_library"] = libinfo.find_libtvm_ffi()
-    out["tvm_ffi_cmake_dir"] = libinfo.find_cmake_path()
+    out.update(tvm_ffi_keys(libinfo))
 except Exception:  # noqa: BLE001 - optional
     pass
 json.dump(out, sys.stdout)

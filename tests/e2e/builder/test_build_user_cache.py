@@ -2,9 +2,12 @@
 (src/builder/toolchain.h, src/builder/cmake_seed.h): a second clean build does not run the probe nor
 CMake's compiler identification, and builds the same module; a changed interpreter is probed
 again; a changed compiler (another CXX, or the same path with other contents) is identified
-again. Observed through a wrapper interpreter that counts probe runs and through the configure
-log, never through timing."""
+again. A build without a cached probe compiles on the probe script's guess while the probe runs
+(docs/build-engine.md, "The first build on a machine"): the guess equals the probe for every
+torch installed here, and a wrong guess is built again on the probe's answer. Observed through a
+wrapper interpreter that counts probe runs and through the build log, never through timing."""
 import hashlib
+import json
 import os
 import shutil
 import stat
@@ -32,10 +35,12 @@ def write_script(path: Path, text: str) -> Path:
 
 @pytest.fixture()
 def counting_python(tmp_path, kb_python):
-    """An interpreter wrapper that appends a line to probes.txt whenever the toolchain probe runs."""
+    """An interpreter wrapper that appends a line to probes.txt whenever the toolchain probe runs
+    (`import torch`), and to guesses.txt whenever the probe script guesses (its `guess` argument)."""
     counter = tmp_path / "probes.txt"
     wrapper = write_script(tmp_path / "bin" / "python", f"""#!/bin/sh
-case "$*" in *cmake_prefix_path*) echo probe >> '{counter}';; esac
+case "$*" in *cmake_prefix_path*" guess") echo guess >> '{tmp_path / "guesses.txt"}';;
+  *cmake_prefix_path*) echo probe >> '{counter}';; esac
 exec '{kb_python}' "$@"
 """)
     return wrapper, counter
@@ -67,6 +72,13 @@ def user_cache(tmp_path, monkeypatch, shared_caches):
 
 def probes(counter: Path) -> int:
     return len(counter.read_text().splitlines()) if counter.exists() else 0
+
+
+def guesses(counter: Path) -> int:
+    return probes(counter.with_name("guesses.txt"))
+
+
+PROBE_SCRIPT = Path(__file__).resolve().parents[3] / "src" / "builder" / "scripts" / "probe_toolchain.py"
 
 
 def cache_entries(cmake_build: Path) -> list:
@@ -111,11 +123,14 @@ def test_second_clean_build_reuses_probe_and_identification(tmp_path, user_cache
     monkeypatch.delenv("PYTHONPYCACHEPREFIX", raising=False)
     monkeypatch.delenv("PYTHONDONTWRITEBYTECODE", raising=False)
     work = clean_build(kernel_builder, project, python, cpu_variant)
-    assert probes(counter) == 1
+    assert probes(counter) == 1 and guesses(counter) == 1
     assert any((user_cache / "pycache").rglob("torch/__init__.*.pyc"))
     assert not [p for p in (project / "build" / cpu_variant).rglob("*") if p.name == "__pycache__" or p.suffix == ".pyc"]
     log = (work / "build.log").read_text()
     assert IDENTIFICATION in log and SEEDED not in log, log
+    # Nothing was cached: the build compiled on the guess, which the probe confirmed.
+    assert ("toolchain: compiled on what the interpreters' files say while their probes (`import torch`) ran; "
+            f"{python}'s probe agreed (") in log, log
     assert len(list((user_cache / "toolchains").glob("*.json"))) == 1
     assert len(list((user_cache / "cmake-seeds").glob("*.json"))) == 1
     first_entries, first_module = cache_entries(work / "cmake-build"), module_digest(project, cpu_variant)
@@ -125,6 +140,7 @@ def test_second_clean_build_reuses_probe_and_identification(tmp_path, user_cache
         subprocess.run([ccache, "--zero-stats"], check=True, capture_output=True)
     work = clean_build(kernel_builder, project, python, cpu_variant)
     assert probes(counter) == 1, "the second clean build ran the toolchain probe again"
+    assert guesses(counter) == 1, "the second clean build guessed although the probe was cached"
     if ccache:
         # The seeded configure gives the same compile commands: every compile is a ccache hit.
         stats = subprocess.run([ccache, "--print-stats"], capture_output=True, text=True, check=True).stdout
@@ -133,7 +149,7 @@ def test_second_clean_build_reuses_probe_and_identification(tmp_path, user_cache
         hits = counters.get("direct_cache_hit", 0) + counters.get("preprocessed_cache_hit", 0)
         assert counters.get("cache_miss", 0) == 0 and hits >= 2, stats
     log = (work / "build.log").read_text()
-    assert SEEDED in log and IDENTIFICATION not in log, log
+    assert SEEDED in log and IDENTIFICATION not in log and "toolchain:" not in log, log
     # What CMake knows after a seeded configure is what it found itself, and the module is the same.
     assert cache_entries(work / "cmake-build") == first_entries
     assert module_digest(project, cpu_variant) == first_module
@@ -144,6 +160,69 @@ def test_second_clean_build_reuses_probe_and_identification(tmp_path, user_cache
     assert probes(counter) == 2
     clean_build(kernel_builder, project, python, cpu_variant)
     assert probes(counter) == 2
+
+
+def test_probe_guess_equals_the_probe(kb_python, torch215_python_if_installed):
+    """The probe script's guess (torch's files, no import) reports what its probe reports, for each
+    torch installed here (2.11, with tvm_ffi; 2.15): the first build on a machine compiles on it."""
+    script = PROBE_SCRIPT.read_text()
+    pythons = [kb_python] + ([torch215_python_if_installed] if torch215_python_if_installed else [])
+    for python in pythons:
+        def run(*args):
+            return json.loads(subprocess.run([str(python), "-c", script, *args], capture_output=True, text=True,
+                                             check=True, cwd="/").stdout)
+        guess, probe = run("guess"), run()
+        assert "no_guess" not in guess and "torch_version" in guess, guess
+        assert guess == probe, (python, {k: (guess.get(k), probe.get(k)) for k in set(guess) | set(probe)
+                                         if guess.get(k) != probe.get(k)})
+
+
+SITE_FLAG = """import importlib.abc, importlib.util, sys
+
+
+class _AddFlag(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path, target=None):
+        if name != "torch.utils.cpp_extension":
+            return None
+        sys.meta_path.remove(self)
+        spec = importlib.util.find_spec(name)
+        run = spec.loader.exec_module
+
+        def exec_module(module):
+            run(module)
+            module.COMMON_NVCC_FLAGS = module.COMMON_NVCC_FLAGS + ["-DSITE_FLAG"]
+
+        spec.loader.exec_module = exec_module
+        return spec
+
+
+sys.meta_path.insert(0, _AddFlag())
+"""
+
+
+def test_wrong_guess_is_built_again_on_the_probe(tmp_path, user_cache, counting_python, kernel_builder, cpu_variant,
+                                                  monkeypatch):
+    """What torch reports once imported is what counts: here a site customization (sitecustomize on
+    PYTHONPATH) adds an nvcc flag at import time, which torch's files do not show. The build
+    compiles on the guess, then builds again on the probe's answer; the next build uses the cached
+    probe."""
+    python, counter = counting_python
+    (tmp_path / "site").mkdir()
+    (tmp_path / "site" / "sitecustomize.py").write_text(SITE_FLAG)
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path / "site"))
+    project = copy_fixture("addone", tmp_path)
+    result = run_build(kernel_builder, project, python, "--variant", cpu_variant, "--unique-id", "uc1")
+    assert probes(counter) == 1 and guesses(counter) == 1
+    assert ("note: toolchain: compiled on what the interpreters' files say while their probes (`import torch`) "
+            f"ran; {python}'s probe disagreed: nvcc_flags (") in result.stderr, result.stderr
+    assert "; building again with the probes' results" in result.stderr, result.stderr
+    assert (project / "build" / cpu_variant / "metadata.json").is_file()
+    assert "Built 1 variant(s)" in result.stderr
+    [entry] = (user_cache / "toolchains").glob("*.json")
+    assert "-DSITE_FLAG" in entry.read_text()
+    result = run_build(kernel_builder, project, python, "--variant", cpu_variant, "--unique-id", "uc1")
+    assert probes(counter) == 1 and guesses(counter) == 1 and "toolchain:" not in result.stderr, result.stderr
+    assert "1 up to date" in result.stderr, result.stderr
 
 
 def test_changed_compiler_is_identified_again(tmp_path, user_cache, kb_python, kernel_builder, cpu_variant,

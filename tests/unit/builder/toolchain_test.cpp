@@ -76,3 +76,23 @@ TEST(parse_probe_output, ReadsTvmFfiInstallation) {
   EXPECT_FALSE(without->tvm_ffi_version);
   EXPECT_TRUE(without->tvm_ffi_include_dirs.empty());
 }
+
+TEST(toolchain_differences, NamesEveryFieldThatDiffers) {
+  auto a = parse_probe_output(probe, "/venv/bin/python");
+  ASSERT_TRUE(a);
+  Toolchain b = *a;
+  EXPECT_TRUE(toolchain_differences(*a, b).empty());
+  b.nvcc_flags.push_back("-DSITE_FLAG");
+  b.torch_version = "2.11.1";
+  EXPECT_EQ(toolchain_differences(*a, b), (std::vector<std::string>{"torch_version", "nvcc_flags"}));
+  b = *a;
+  b.cuda = CudaToolkit{"/usr/local/cuda/bin/nvcc", {13, 0}, "/usr/local/cuda"};
+  EXPECT_EQ(toolchain_differences(*a, b), std::vector<std::string>{"cuda"});
+  Toolchain c = b;
+  c.cuda->version = {12, 8};
+  EXPECT_EQ(toolchain_differences(b, c), std::vector<std::string>{"cuda"});
+  c = b;
+  c.tvm_ffi_library = "/t/libtvm_ffi.so";
+  c.python = "/other/bin/python";
+  EXPECT_EQ(toolchain_differences(b, c), (std::vector<std::string>{"python", "tvm_ffi_library"}));
+}
