@@ -9,6 +9,7 @@
 #include <regex>
 #include <thread>
 
+#include "builder/toolchain.h"
 #include "util/fs.h"
 #include "util/prelude.h"
 #include "util/strings.h"
@@ -68,6 +69,8 @@ Result<util::ProcessResult> run_logged(const BuildSettings& s, const std::string
       while (!finished.wait_for(lock, std::chrono::seconds(1), [&] { return done; })) every_second();
     });
   }
+  // A build on guessed toolchains stops as soon as a probe refutes its guess (toolchain.h).
+  if (s.toolchain_probes) options.stop = [&s] { return s.toolchain_probes->refuted(); };
   auto run = util::run_process(argv, options);
   {
     std::lock_guard<std::mutex> lock(mutex);

@@ -334,7 +334,7 @@ Result<ToolchainProbes> ToolchainProbes::start(const std::vector<std::string>& p
         auto toolchain = probe_toolchain(python, cache_dir);
         return Probed{std::move(toolchain), std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count()};
       };
-      out.pending_.push_back({out.toolchains_.size(), python, std::async(std::launch::async, probe)});
+      out.pending_.push_back({out.toolchains_.size(), python, std::async(std::launch::async, probe), {}, {}});
       out.toolchains_.push_back(std::move(*guess));
     } else {
       auto probed = probe_toolchain(python, cache_dir);
@@ -351,25 +351,44 @@ ToolchainProbes& ToolchainProbes::operator=(ToolchainProbes&&) noexcept = defaul
 // probe cache, and a future's destructor would wait anyway.
 ToolchainProbes::~ToolchainProbes() = default;
 
+void ToolchainProbes::collect(bool wait) {
+  for (auto& pending : pending_) {
+    if (pending.done) continue;
+    if (!wait && pending.probe.wait_for(std::chrono::seconds(0)) != std::future_status::ready) continue;
+    pending.done = pending.probe.get();
+    if (pending.done->toolchain) {
+      pending.differences = toolchain_differences(toolchains_[pending.index], *pending.done->toolchain);
+    }
+  }
+}
+
+bool ToolchainProbes::refuted() {
+  std::lock_guard<std::mutex> lock(*mutex_);
+  collect(false);
+  return std::any_of(pending_.begin(), pending_.end(), [](const Pending& pending) {
+    return pending.done && (!pending.done->toolchain || !pending.differences.empty());
+  });
+}
+
 Result<bool> ToolchainProbes::settle() {
   std::lock_guard<std::mutex> lock(*mutex_);
   if (settled_) return *settled_;
+  collect(true);
   probed_ = toolchains_;
   std::vector<std::string> verdicts;
   bool held = true;
   for (auto& pending : pending_) {
-    auto probed = pending.probe.get();
-    if (!probed.toolchain) {
-      settled_ = std::move(probed.toolchain).error();
+    if (!pending.done->toolchain) {
+      settled_ = pending.done->toolchain.error();
       return *settled_;
     }
-    auto differences = toolchain_differences(toolchains_[pending.index], *probed.toolchain);
     char took[32];
-    std::snprintf(took, sizeof took, "%.1f s", probed.seconds);
+    std::snprintf(took, sizeof took, "%.1f s", pending.done->seconds);
     verdicts.push_back(pending.python + "'s probe " +
-                       (differences.empty() ? "agreed" : "disagreed: " + util::join(differences, ", ")) + " (" + took + ")");
-    held = held && differences.empty();
-    probed_[pending.index] = std::move(*probed.toolchain);
+                       (pending.differences.empty() ? "agreed" : "disagreed: " + util::join(pending.differences, ", ")) +
+                       " (" + took + ")");
+    held = held && pending.differences.empty();
+    probed_[pending.index] = *pending.done->toolchain;
   }
   if (!verdicts.empty()) {
     account_ = "toolchain: compiled on what the interpreters' files say while their probes (`import torch`) ran; " +

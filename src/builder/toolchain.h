@@ -100,6 +100,9 @@ class ToolchainProbes {
   // Waits for the probes (thread-safe; the answer is kept): true when every guess equals its probe's
   // result; false, with `probed()` then holding the results, when one does not; a probe's error.
   util::Result<bool> settle();
+  // Without waiting: whether a probe has already ended with an error or with another answer than
+  // its guess (the build in progress then stops early: util::ProcessOptions::stop).
+  bool refuted();
   const std::vector<Toolchain>& probed() const { return probed_; }
   // After `settle`: how the guesses fared, for the build log, e.g. "toolchain: compiled on what
   // python3's files say while its probe (`import torch`) ran; the probe agreed (3.1 s)".
@@ -115,7 +118,11 @@ class ToolchainProbes {
     size_t index;  // in toolchains_
     std::string python;
     std::future<Probed> probe;
+    std::optional<Probed> done;                // the probe's result, once collected
+    std::vector<std::string> differences;      // from the guess, once done
   };
+  // Collects the probes that have ended (all of them with `wait`); the mutex is held.
+  void collect(bool wait);
   std::vector<Toolchain> toolchains_;
   std::vector<Pending> pending_;
   std::unique_ptr<std::mutex> mutex_ = std::make_unique<std::mutex>();

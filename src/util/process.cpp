@@ -5,6 +5,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -112,10 +113,16 @@ Result<ProcessResult> run_process(const std::vector<std::string>& argv, const Pr
   if (out_pipe[0] >= 0) fds.push_back({out_pipe[0], POLLIN, 0});
   if (err_pipe[0] >= 0) fds.push_back({err_pipe[0], POLLIN, 0});
   char buffer[65536];
+  bool stopped = false;
   while (!fds.empty()) {
-    if (::poll(fds.data(), fds.size(), -1) < 0) {
+    int ready = ::poll(fds.data(), fds.size(), options.stop && !stopped ? 250 : -1);
+    if (ready < 0) {
       if (errno == EINTR) continue;
       break;
+    }
+    if (options.stop && !stopped && options.stop()) {
+      ::kill(pid, SIGTERM);
+      stopped = true;
     }
     for (size_t i = 0; i < fds.size();) {
       if (fds[i].revents == 0) { ++i; continue; }

@@ -26,6 +26,9 @@ struct ProcessOptions {
   int stdin_fd = -1;
   // Called with each chunk of captured output as it arrives (e.g. to stream logs).
   std::function<void(std::string_view)> on_output;
+  // Asked about four times a second while the process runs: once it answers true, the process gets
+  // SIGTERM (Ninja then stops its jobs) and is waited for as usual.
+  std::function<bool()> stop;
 };
 
 struct ProcessResult {

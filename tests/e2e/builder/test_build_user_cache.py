@@ -204,15 +204,22 @@ def test_wrong_guess_is_built_again_on_the_probe(tmp_path, user_cache, counting_
                                                   monkeypatch):
     """What torch reports once imported is what counts: here a site customization (sitecustomize on
     PYTHONPATH) adds an nvcc flag at import time, which torch's files do not show. The build
-    compiles on the guess, then builds again on the probe's answer; the next build uses the cached
-    probe."""
+    compiles on the guess, stops once the probe disagrees, and builds again on the probe's answer;
+    the next build uses the cached probe."""
     python, counter = counting_python
     (tmp_path / "site").mkdir()
     (tmp_path / "site" / "sitecustomize.py").write_text(SITE_FLAG)
     monkeypatch.setenv("PYTHONPATH", str(tmp_path / "site"))
     project = copy_fixture("addone", tmp_path)
-    result = run_build(kernel_builder, project, python, "--variant", cpu_variant, "--unique-id", "uc1")
+    # Without ccache and the header cache the binding (<torch/torch.h>) compiles for many seconds,
+    # the probe for a few: the first compile stops before the binding is done.
+    result = run_build(kernel_builder, project, python, "--variant", cpu_variant, "--unique-id", "uc1",
+                       "--no-cache", "--no-header-cache", "--json")
     assert probes(counter) == 1 and guesses(counter) == 1
+    # The nvcc flag does not reach a CPU variant's commands: had the first compile finished, the
+    # second would have compiled nothing.
+    compiled = [t["source"] for t in json.loads(result.stdout)["compile_times"][cpu_variant]]
+    assert "torch-ext/torch_binding.cpp" in compiled, compiled
     assert ("note: toolchain: compiled on what the interpreters' files say while their probes (`import torch`) "
             f"ran; {python}'s probe disagreed: nvcc_flags (") in result.stderr, result.stderr
     assert "; building again with the probes' results" in result.stderr, result.stderr
@@ -220,7 +227,8 @@ def test_wrong_guess_is_built_again_on_the_probe(tmp_path, user_cache, counting_
     assert "Built 1 variant(s)" in result.stderr
     [entry] = (user_cache / "toolchains").glob("*.json")
     assert "-DSITE_FLAG" in entry.read_text()
-    result = run_build(kernel_builder, project, python, "--variant", cpu_variant, "--unique-id", "uc1")
+    result = run_build(kernel_builder, project, python, "--variant", cpu_variant, "--unique-id", "uc1",
+                       "--no-cache", "--no-header-cache")
     assert probes(counter) == 1 and guesses(counter) == 1 and "toolchain:" not in result.stderr, result.stderr
     assert "1 up to date" in result.stderr, result.stderr
 
