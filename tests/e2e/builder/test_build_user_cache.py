@@ -233,6 +233,44 @@ def test_wrong_guess_is_built_again_on_the_probe(tmp_path, user_cache, counting_
     assert "1 up to date" in result.stderr, result.stderr
 
 
+BROKEN_TORCH = """import importlib.abc, importlib.util, sys
+
+
+class _Broken(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path, target=None):
+        if name != "torch" or "guess" in sys.argv:
+            return None
+        sys.meta_path.remove(self)
+        spec = importlib.util.find_spec(name)
+
+        def exec_module(module):
+            raise ImportError("libtorch_cuda.so: cannot open shared object file")
+
+        spec.loader.exec_module = exec_module
+        return spec
+
+
+sys.meta_path.insert(0, _Broken())
+"""
+
+
+def test_failed_probe_stops_the_build_with_its_error(tmp_path, user_cache, kb_python, kernel_builder, cpu_variant,
+                                                      monkeypatch):
+    """torch's files are there (so the guess is made) but `import torch` fails: the build stops and
+    reports the probe's error, and writes no variant."""
+    (tmp_path / "site").mkdir()
+    (tmp_path / "site" / "sitecustomize.py").write_text(BROKEN_TORCH)
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path / "site"))
+    project = copy_fixture("addone", tmp_path)
+    result = run_build(kernel_builder, project, kb_python, "--variant", cpu_variant, "--unique-id", "uc1",
+                       "--no-cache", "--no-header-cache", check=False)
+    assert result.returncode != 0
+    assert f"Python interpreter `{kb_python}` cannot import torch" in result.stderr, result.stderr
+    assert "libtorch_cuda.so: cannot open shared object file" in result.stderr, result.stderr
+    assert not (project / "build" / cpu_variant).exists()
+    assert not list((user_cache / "toolchains").glob("*.json"))
+
+
 def test_changed_compiler_is_identified_again(tmp_path, user_cache, kb_python, kernel_builder, cpu_variant,
                                               monkeypatch):
     project = configure_only_project(tmp_path)
