@@ -1,8 +1,12 @@
 // Performing the compile plan of one arch variant (see compile_step.h).
 #include "builder/compile_step.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
+#include <set>
+#include <utility>
 
 #include "abi/check.h"
 #include "builder/build_log.h"
@@ -191,20 +195,63 @@ std::map<std::string, NinjaLogEntry> read_ninja_log(const CompilePlan& plan) {
   return parse_ninja_log(text ? *text : std::string());
 }
 
+std::map<std::string, double> seconds_of(const std::map<std::string, NinjaLogEntry>& log) {
+  std::map<std::string, double> seconds;
+  for (const auto& [output, entry] : log) seconds[output] = static_cast<double>(entry.end_ms - entry.start_ms) / 1000.0;
+  return seconds;
+}
+
+// The compile times of the newest other variant's last build under build/.kb/ that compiled at
+// least two of `objects` (they share the project's object paths: same target and source names),
+// and its name; nullopt when there is none.
+std::optional<std::pair<std::string, std::map<std::string, double>>> sibling_times(const CompilePlan& plan,
+                                                                                    const std::set<std::string>& objects) {
+  fs::path variant_dir = plan.cmake_dir.parent_path();
+  std::vector<std::pair<fs::file_time_type, fs::path>> logs;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(variant_dir.parent_path(), ec)) {
+    fs::path log = entry.path() / "cmake-build" / ".ninja_log";
+    if (entry.path() == variant_dir || !fs::is_regular_file(log, ec)) continue;
+    auto time = fs::last_write_time(log, ec);
+    if (!ec) logs.emplace_back(time, log);
+  }
+  std::sort(logs.begin(), logs.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  for (const auto& [time, log] : logs) {
+    auto text = util::read_file(log);
+    if (!text) continue;
+    auto seconds = seconds_of(parse_ninja_log(*text));
+    size_t shared = std::count_if(seconds.begin(), seconds.end(), [&](const auto& s) { return objects.count(s.first) > 0; });
+    if (shared >= 2) return std::make_pair(log.parent_path().parent_path().filename().string(), std::move(seconds));
+  }
+  return std::nullopt;
+}
+
 // Before Ninja runs: the objects that took longest in the last build of this directory start
-// first (start_order.h; the link order stays). CMake's pending re-run goes first, as the build would
-// run it: it writes build.ninja anew. Nothing happens when there is no such time or build.ninja
-// cannot be read or written; the build then starts its sources in their `src` order.
+// first (start_order.h; the link order stays); in a new build directory, those of the newest other
+// variant's last build (a build of several variants: each after the first starts its long compiles
+// first). CMake's pending re-run goes first, as the build would run it: it writes build.ninja anew.
+// Nothing happens when there is no such time or build.ninja cannot be read or written; the build
+// then starts its sources in their `src` order.
 void start_longest_first(const CompilePlan& plan, const std::map<std::string, NinjaLogEntry>& last,
                          const fs::path& log_path) {
-  std::map<std::string, double> seconds;
-  for (const auto& [output, entry] : last) seconds[output] = static_cast<double>(entry.end_ms - entry.start_ms) / 1000.0;
-  if (seconds.size() < 2) return;
+  std::map<std::string, double> seconds = seconds_of(last);
+  std::string from = "the last build";
+  fs::path manifest_path = plan.cmake_dir / "build.ninja";
   auto regenerate = util::run_process(ninja_command(plan, 1, {"build.ninja"}));
   if (!regenerate || !regenerate->success()) return;  // the build reports it
-  fs::path manifest_path = plan.cmake_dir / "build.ninja";
   auto manifest = util::read_file(manifest_path);
   if (!manifest) return;
+  if (seconds.size() < 2) {
+    std::set<std::string> objects;
+    for (const auto& line : util::split(*manifest, '\n')) {
+      std::string output = first_output(line);
+      if (util::ends_with(output, ".o") || util::ends_with(output, ".obj")) objects.insert(output);
+    }
+    auto sibling = sibling_times(plan, objects);
+    if (!sibling) return;
+    from = "the last build of " + sibling->first;
+    seconds = std::move(sibling->second);
+  }
   auto order = longest_first(*manifest, seconds);
   if (!order || !util::write_file_atomic(manifest_path, order->manifest)) return;
   std::string first;
@@ -214,7 +261,7 @@ void start_longest_first(const CompilePlan& plan, const std::map<std::string, Ni
     first += (i ? ", " : "") + object_source(order->first[i], plan.sources) + text;
   }
   if (order->first.size() > 3) first += ", ...";
-  append_log(log_path, "start order: the objects that took longest in the last build first: " + first);
+  append_log(log_path, "start order: the objects that took longest in " + from + " first: " + first);
 }
 
 // Configure, header cache, Ninja and ccache's statistics; the compile times of the sources that

@@ -3,7 +3,8 @@
 // writes a target's objects in the order of its sources, which is also the order they are linked
 // in. A build bounded by one long compile finishes soonest when that compile starts first, so
 // before a build the builder moves the build statements of the objects that took longest in the
-// last build of the directory (Ninja's `.ninja_log`) to the front, longest first. Only the start
+// last build of the directory (Ninja's `.ninja_log`; in a new directory, another variant's:
+// compile_step.cpp) to the front, longest first. Only the start
 // order changes: the link line, the commands and so the objects and the module stay the same.
 #pragma once
 

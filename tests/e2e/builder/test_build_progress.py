@@ -6,6 +6,7 @@ directory starts the objects that took longest in the last one first (start_orde
 import hashlib
 import json
 import re
+import shutil
 import sys
 from pathlib import Path
 
@@ -103,4 +104,33 @@ def test_next_build_starts_the_longest_compile_of_the_last_one_first(one_job_bui
     assert ("start order: the objects that took longest in the last build first: addone_cpu/extra_2.cpp (99.0 s)"
             in (work / "build.log").read_text())
     # Only the order of the build statements changed: the module (its link order) is the same.
+    assert hashlib.sha256(module.read_bytes()).hexdigest() == digest
+
+
+def test_a_new_build_directory_starts_with_the_other_variants_times(one_job_build, kernel_builder, kb_python,
+                                                                    cpu_variant):
+    """A build of several variants builds them one after another: a variant's new build directory
+    has no times, so it starts its objects in the order of the newest other variant's last build,
+    which shares their paths (here a copy of this variant's .ninja_log, as another variant's, in
+    which extra_1.cpp took longest)."""
+    project, _ = one_job_build
+    kb = project / "build" / ".kb"
+    module = next((project / "build" / cpu_variant).glob("*.so"))
+    digest = hashlib.sha256(module.read_bytes()).hexdigest()
+    log = (kb / cpu_variant / "cmake-build" / ".ninja_log").read_text()
+    [record] = [line.split("\t") for line in log.splitlines()
+                if line.split("\t")[3:4] and line.split("\t")[3].endswith("extra_1.cpp.o")][-1:]
+    record[1] = str(int(record[0]) + 77000)
+    other = kb / "torch299-cxx11-cpu-x86_64-linux" / "cmake-build"
+    other.mkdir(parents=True)
+    (other / ".ninja_log").write_text(log + "\t".join(record) + "\n")
+    shutil.rmtree(kb / cpu_variant)  # its stamp, log and CMake build directory
+    result = run_build(kernel_builder, project, kb_python, "--variant", cpu_variant, "--unique-id", "p1",
+                       "--no-cache", "--no-header-cache", "--cores", "1", "--json")
+    times = {t["source"]: t for t in json.loads(result.stdout)["compile_times"][cpu_variant]}
+    assert times["addone_cpu/extra_1.cpp"]["started"] == 0, times
+    assert min(t["started"] for name, t in times.items() if name != "addone_cpu/extra_1.cpp") > 0, times
+    assert ("start order: the objects that took longest in the last build of torch299-cxx11-cpu-x86_64-linux first: "
+            "addone_cpu/extra_1.cpp (77.0 s)") in (kb / cpu_variant / "build.log").read_text()
+    # A new directory, the same compile commands and link order: the same module.
     assert hashlib.sha256(module.read_bytes()).hexdigest() == digest
