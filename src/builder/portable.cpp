@@ -41,13 +41,14 @@ std::string support_source(const std::string& policy, bool single_threaded, bool
            "extern \"C\" {\n__attribute__((visibility(\"hidden\"))) char __libc_single_threaded = 0;\n}\n";
   }
   if (bad_array_new_length) {
+    // Defined by its mangled name, as the constructors below: <new> already declares
+    // std::__throw_bad_array_new_length with default visibility, so a definition in namespace std
+    // would keep that visibility (GCC: "visibility attribute ignored") and export it.
     out += "\n// GCC >= 11 allocators call std::__throw_bad_array_new_length (GLIBCXX_3.4.29), which older\n"
-           "// libstdc++ lacks: the module's own copy throws the same exception (its type is older).\n"
-           "namespace std {\n"
-           "__attribute__((visibility(\"hidden\"), noreturn)) void __throw_bad_array_new_length() {\n"
-           "  throw std::bad_array_new_length();\n"
-           "}\n"
-           "}  // namespace std\n";
+           "// libstdc++ lacks: the module's own, hidden copy throws the same exception (its type is older).\n"
+           "extern \"C\" __attribute__((visibility(\"hidden\"), noreturn)) void kb_throw_bad_array_new_length()\n"
+           "    __asm__(\"_ZSt28__throw_bad_array_new_lengthv\");\n"
+           "extern \"C\" void kb_throw_bad_array_new_length() { throw std::bad_array_new_length(); }\n";
   }
   if (default_string_streams) {
     // GCC >= 9 headers construct a default std::ostringstream (TVM_FFI_THROW, c10::str, ...)
