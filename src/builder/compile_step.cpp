@@ -201,11 +201,8 @@ std::map<std::string, double> seconds_of(const std::map<std::string, NinjaLogEnt
   return seconds;
 }
 
-// The compile times of the newest other variant's last build under build/.kb/ that compiled at
-// least two of `objects` (they share the project's object paths: same target and source names),
-// and its name; nullopt when there is none.
-std::optional<std::pair<std::string, std::map<std::string, double>>> sibling_times(const CompilePlan& plan,
-                                                                                    const std::set<std::string>& objects) {
+// The .ninja_log files of the other variants' build directories, newest first.
+std::vector<fs::path> sibling_logs(const CompilePlan& plan) {
   fs::path variant_dir = plan.cmake_dir.parent_path();
   std::vector<std::pair<fs::file_time_type, fs::path>> logs;
   std::error_code ec;
@@ -216,7 +213,17 @@ std::optional<std::pair<std::string, std::map<std::string, double>>> sibling_tim
     if (!ec) logs.emplace_back(time, log);
   }
   std::sort(logs.begin(), logs.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
-  for (const auto& [time, log] : logs) {
+  std::vector<fs::path> out;
+  for (auto& [time, log] : logs) out.push_back(std::move(log));
+  return out;
+}
+
+// The compile times of the newest other variant's last build under build/.kb/ that compiled at
+// least two of `objects` (they share the project's object paths: same target and source names),
+// and its name; nullopt when there is none.
+std::optional<std::pair<std::string, std::map<std::string, double>>> sibling_times(const std::vector<fs::path>& logs,
+                                                                                    const std::set<std::string>& objects) {
+  for (const auto& log : logs) {
     auto text = util::read_file(log);
     if (!text) continue;
     auto seconds = seconds_of(parse_ninja_log(*text));
@@ -236,6 +243,9 @@ void start_longest_first(const CompilePlan& plan, const std::map<std::string, Ni
                          const fs::path& log_path) {
   std::map<std::string, double> seconds = seconds_of(last);
   std::string from = "the last build";
+  std::vector<fs::path> siblings;
+  if (seconds.size() < 2) siblings = sibling_logs(plan);
+  if (seconds.size() < 2 && siblings.empty()) return;
   fs::path manifest_path = plan.cmake_dir / "build.ninja";
   auto regenerate = util::run_process(ninja_command(plan, 1, {"build.ninja"}));
   if (!regenerate || !regenerate->success()) return;  // the build reports it
@@ -247,7 +257,7 @@ void start_longest_first(const CompilePlan& plan, const std::map<std::string, Ni
       std::string output = first_output(line);
       if (util::ends_with(output, ".o") || util::ends_with(output, ".obj")) objects.insert(output);
     }
-    auto sibling = sibling_times(plan, objects);
+    auto sibling = sibling_times(siblings, objects);
     if (!sibling) return;
     from = "the last build of " + sibling->first;
     seconds = std::move(sibling->second);

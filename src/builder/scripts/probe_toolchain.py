@@ -47,8 +47,8 @@ def guess_torch(out):
         return module
 
     torch_dir = package_dir("torch")
-    if torch_dir is None:
-        return False  # the probe says why
+    if torch_dir is None or platform.system() != "Linux":
+        return False  # the probe says why; elsewhere the C++11 ABI flag is not a given
     version = load(os.path.join(torch_dir, "version.py"))
     with open(os.path.join(torch_dir, "utils", "cpp_extension.py")) as file:
         module = ast.parse(file.read())
