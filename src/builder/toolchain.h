@@ -104,8 +104,8 @@ class ToolchainProbes {
   // its guess (the build in progress then stops early: util::ProcessOptions::stop).
   bool refuted();
   const std::vector<Toolchain>& probed() const { return probed_; }
-  // After `settle`: how the guesses fared, for the build log, e.g. "toolchain: compiled on what
-  // python3's files say while its probe (`import torch`) ran; the probe agreed (3.1 s)".
+  // After `settle`: how the guesses fared, for the build log, e.g. "toolchain: compiled on what the
+  // interpreters' files say while their probes (`import torch`) ran; python3's probe agreed (3.1 s)".
   std::string account() const;
 
  private:
