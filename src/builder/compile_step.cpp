@@ -252,12 +252,7 @@ void start_longest_first(const CompilePlan& plan, const std::map<std::string, Ni
   auto manifest = util::read_file(manifest_path);
   if (!manifest) return;
   if (seconds.size() < 2) {
-    std::set<std::string> objects;
-    for (const auto& line : util::split(*manifest, '\n')) {
-      std::string output = first_output(line);
-      if (util::ends_with(output, ".o") || util::ends_with(output, ".obj")) objects.insert(output);
-    }
-    auto sibling = sibling_times(siblings, objects);
+    auto sibling = sibling_times(siblings, object_outputs(*manifest));
     if (!sibling) return;
     from = "the last build of " + sibling->first;
     seconds = std::move(sibling->second);

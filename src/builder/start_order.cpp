@@ -90,6 +90,14 @@ std::string first_output(const std::string& build_line) {
   return out;
 }
 
+std::set<std::string> object_outputs(const std::string& manifest) {
+  std::set<std::string> out;
+  for (const auto& item : parse(manifest)) {
+    if (item.kind == Kind::build && is_object(item.output)) out.insert(item.output);
+  }
+  return out;
+}
+
 std::optional<StartOrder> longest_first(const std::string& manifest, const std::map<std::string, double>& seconds) {
   std::vector<Item> items = parse(manifest);
   std::vector<size_t> objects;  // indices of the objects' statements, in file order

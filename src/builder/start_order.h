@@ -10,6 +10,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,9 @@ struct StartOrder {
 // comment (a variable, rule, pool, include, default) lies among the statements that would move: a
 // statement moved across it could read another value of a variable (pure).
 std::optional<StartOrder> longest_first(const std::string& manifest, const std::map<std::string, double>& seconds);
+
+// The objects (outputs ending in .o or .obj) that `manifest`'s build statements produce (pure).
+std::set<std::string> object_outputs(const std::string& manifest);
 
 // The first output of a `build` line of a Ninja manifest, unescaped ($ , $:, $$); empty when the
 // line is not a build statement (pure).

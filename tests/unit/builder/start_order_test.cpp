@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <set>
 
 namespace kb::builder {
 namespace {
@@ -63,6 +64,12 @@ std::vector<std::string> object_order(const std::string& manifest) {
     if (output.size() > 2 && output.substr(output.size() - 2) == ".o") out.push_back(output);
   }
   return out;
+}
+
+TEST(object_outputs, NamesTheObjectsOfTheBuildStatements) {
+  // Not the phony order-only target, not the module, not a binding's value.
+  EXPECT_EQ(object_outputs(kManifest), (std::set<std::string>{kLight0, kLight1, kHeavy}));
+  EXPECT_TRUE(object_outputs("  OBJECT = x.o\n# build y.o: CXX y.cpp\n").empty());
 }
 
 TEST(first_output, UnescapesAndStopsAtTheColon) {
