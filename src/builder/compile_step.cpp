@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <optional>
 #include <set>
 #include <utility>
@@ -151,7 +152,8 @@ std::function<void()> running_reporter(const BuildSettings& s, const PlannedVari
 // compile command carries the header's options (-fpch-preprocess): without it ccache would not
 // cache those compiles, even while no entry is linked.
 util::Status prepare_header_cache(const BuildSettings& s, const PlannedVariant& v, const CompilePlan& plan,
-                                  std::map<std::string, std::string>& env, const fs::path& log_path) {
+                                  std::map<std::string, std::string>& env, const fs::path& log_path,
+                                  const std::function<bool()>& regenerate) {
   const Toolchain& t = *v.toolchain;
   std::optional<std::string> launcher;
   if (plan.ccache) launcher = plan.ccache->string();
@@ -161,9 +163,8 @@ util::Status prepare_header_cache(const BuildSettings& s, const PlannedVariant& 
   // "[1/2] Building CXX object <object>" line each (the status before it is NINJA_STATUS's). A
   // pending re-run of CMake (a new ops id renames the module) goes first, as the build would run it:
   // a dry run stops after it without looking at the objects.
-  auto out_of_date = [&plan](const std::vector<std::string>& objects) {
-    auto regenerate = util::run_process(ninja_command(plan, 1, {"build.ninja"}));
-    if (!regenerate || !regenerate->success()) return true;  // the build reports it
+  auto out_of_date = [&plan, &regenerate](const std::vector<std::string>& objects) {
+    if (!regenerate()) return true;  // the build reports it
     std::vector<std::string> argv = ninja_command(plan, 1, {"-n"});
     argv.insert(argv.end(), objects.begin(), objects.end());
     auto dry_run = util::run_process(argv);
@@ -240,15 +241,14 @@ std::optional<std::pair<std::string, std::map<std::string, double>>> sibling_tim
 // Nothing happens when there is no such time or build.ninja cannot be read or written; the build
 // then starts its sources in their `src` order.
 void start_longest_first(const CompilePlan& plan, const std::map<std::string, NinjaLogEntry>& last,
-                         const fs::path& log_path) {
+                         const fs::path& log_path, const std::function<bool()>& regenerate) {
   std::map<std::string, double> seconds = seconds_of(last);
   std::string from = "the last build";
   std::vector<fs::path> siblings;
   if (seconds.size() < 2) siblings = sibling_logs(plan);
   if (seconds.size() < 2 && siblings.empty()) return;
   fs::path manifest_path = plan.cmake_dir / "build.ninja";
-  auto regenerate = util::run_process(ninja_command(plan, 1, {"build.ninja"}));
-  if (!regenerate || !regenerate->success()) return;  // the build reports it
+  if (!regenerate()) return;  // the build reports it
   auto manifest = util::read_file(manifest_path);
   if (!manifest) return;
   if (seconds.size() < 2) {
@@ -286,8 +286,18 @@ util::Status run_compile(const BuildSettings& s, const PlannedVariant& v, const 
   if (plan.remote_cache) fs::remove(plan.stats_log, ignored);
   std::map<std::string, std::string> env = plan.compile_env;
   auto ninja_log_before = read_ninja_log(plan);
-  if (plan.header_cache) KB_TRY(prepare_header_cache(s, v, plan, env, log_path));
-  start_longest_first(plan, ninja_log_before, log_path);
+  // CMake's pending re-run (`ninja build.ninja`), at most once: the header cache's question and the
+  // start order both need build.ninja as the build will find it, and neither changes CMake's inputs.
+  std::optional<bool> regenerated;
+  auto regenerate = [&plan, &regenerated] {
+    if (!regenerated) {
+      auto run = util::run_process(ninja_command(plan, 1, {"build.ninja"}));
+      regenerated = run && run->success();
+    }
+    return *regenerated;
+  };
+  if (plan.header_cache) KB_TRY(prepare_header_cache(s, v, plan, env, log_path, regenerate));
+  start_longest_first(plan, ninja_log_before, log_path, regenerate);
   start_compile();
   auto run = run_logged(s, v.name, ninja_command(plan, plan.jobs.jobs), log_path, env, running_reporter(s, v, plan));
   if (!run) return std::move(run).error();
