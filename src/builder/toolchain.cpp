@@ -215,6 +215,21 @@ fs::path probe_cache_file(const fs::path& cache_dir, const std::string& identity
   return cache_dir.empty() ? fs::path() : cache_dir / ("toolchain-" + util::sha256_hex(identity).substr(0, 24) + ".json");
 }
 
+// The probe script's output as a toolchain, with nvcc found when torch is a CUDA build.
+Result<Toolchain> toolchain_of(const std::string& probe_output, const fs::path& interpreter) {
+  auto toolchain = parse_probe_output(probe_output, interpreter);
+  if (toolchain && toolchain->torch_cuda) toolchain->cuda = find_cuda_toolkit();
+  return toolchain;
+}
+
+// Runs the probe script in `interpreter` (with `args`: `guess`, or none).
+Result<util::ProcessResult> run_probe_script(const fs::path& interpreter, std::vector<std::string> args) {
+  util::ProcessOptions options;
+  options.env = builder_python_env();
+  args.insert(args.begin(), {interpreter.string(), "-c", build_script("probe_toolchain.py")});
+  return util::run_process(args, options);
+}
+
 // The cached probe result of `interpreter` that still holds, if any.
 std::optional<Toolchain> cached_toolchain(const fs::path& interpreter, const fs::path& cache_dir) {
   std::string identity = probe_cache_identity(interpreter);
@@ -222,10 +237,9 @@ std::optional<Toolchain> cached_toolchain(const fs::path& interpreter, const fs:
   if (cache_file.empty()) return std::nullopt;
   auto cached = cached_probe(cache_file, identity, interpreter);
   if (!cached) return std::nullopt;
-  auto toolchain = parse_probe_output(*cached, interpreter);
+  auto toolchain = toolchain_of(*cached, interpreter);
   // An entry that no longer parses (e.g. written by another builder) is probed again.
   if (!toolchain) return std::nullopt;
-  if (toolchain->torch_cuda) toolchain->cuda = find_cuda_toolkit();
   return std::move(*toolchain);
 }
 
@@ -248,15 +262,13 @@ Result<Toolchain> probe_toolchain(const std::string& python, const fs::path& cac
   std::string identity = probe_cache_identity(interpreter);
   fs::path cache_file = probe_cache_file(cache_dir, identity);
   auto started = fs::file_time_type::clock::now();
-  util::ProcessOptions options;
-  options.env = builder_python_env();
-  auto run = util::run_process({interpreter.string(), "-c", build_script("probe_toolchain.py")}, options);
+  auto run = run_probe_script(interpreter, {});
   if (!run) return std::move(run).error();
   if (!run->success()) {
     return Error(ErrorKind::process, "Cannot probe the Python interpreter `" + interpreter.string() + "`")
         .with_cause(std::string(util::trim(run->stderr_text)));
   }
-  auto toolchain = parse_probe_output(run->stdout_text, interpreter);
+  auto toolchain = toolchain_of(run->stdout_text, interpreter);
   if (!toolchain) return toolchain;
   json probe = json::parse(run->stdout_text, nullptr, false);
   auto paths = stamped_paths(interpreter, probe);
@@ -275,22 +287,18 @@ Result<Toolchain> probe_toolchain(const std::string& python, const fs::path& cac
     // A cache that cannot be written only costs the next build another probe.
     if (util::write_file_atomic(cache_file, entry.dump(1))) prune_oldest_files(cache_dir, ".json", kMaxProbeEntries);
   }
-  if (toolchain->torch_cuda) toolchain->cuda = find_cuda_toolkit();
   return toolchain;
 }
 
 std::optional<Toolchain> guess_toolchain(const std::string& python) {
   auto interpreter = resolve_python(python);
   if (!interpreter) return std::nullopt;
-  util::ProcessOptions options;
-  options.env = builder_python_env();
-  auto run = util::run_process({interpreter->string(), "-c", build_script("probe_toolchain.py"), "guess"}, options);
+  auto run = run_probe_script(*interpreter, {"guess"});
   if (!run || !run->success()) return std::nullopt;
   json guess = json::parse(run->stdout_text, nullptr, false);
   if (guess.is_discarded() || !guess.is_object() || guess.contains("no_guess")) return std::nullopt;
-  auto toolchain = parse_probe_output(run->stdout_text, *interpreter);
+  auto toolchain = toolchain_of(run->stdout_text, *interpreter);
   if (!toolchain) return std::nullopt;  // the probe will say what is wrong
-  if (toolchain->torch_cuda) toolchain->cuda = find_cuda_toolkit();
   return std::move(*toolchain);
 }
 
