@@ -19,6 +19,7 @@
 #include "builder/jobs.h"
 #include "builder/ops_id_use.h"
 #include "builder/portable.h"
+#include "builder/project_includes.h"
 #include "builder/remote_cache.h"
 #include "builder/reproducible.h"
 #include "builder/start_order.h"
@@ -42,6 +43,21 @@ std::optional<std::string> environment_variable(const char* name) {
   return std::string(value);
 }
 
+// The module's sources (the framework's, then its kernel units') and the directories their
+// includes are searched in.
+std::pair<std::vector<std::string>, std::vector<std::string>> module_sources(const BuildSettings& s,
+                                                                             const PlannedVariant& v) {
+  std::vector<std::string> sources = v.flavour == Flavour::tvm_ffi
+                                         ? std::get<config::TvmFfiConfig>(s.config->framework).src
+                                         : std::get<config::TorchConfig>(s.config->framework).src;
+  std::vector<std::string> dirs = codegen::module_include_dirs(*s.config);
+  for (const auto* unit : s.config->units_for(v.backend)) {
+    sources.insert(sources.end(), unit->src.begin(), unit->src.end());
+    for (const auto& inc : unit->include.value_or(std::vector<std::string>{})) dirs.push_back(inc);
+  }
+  return {std::move(sources), std::move(dirs)};
+}
+
 // What the plan needs from the disk, the environment and the network.
 Result<CompileFacts> gather_compile_facts(const BuildSettings& s, const PlannedVariant& v, const fs::path& work) {
   const Toolchain& t = *v.toolchain;
@@ -57,15 +73,8 @@ Result<CompileFacts> gather_compile_facts(const BuildSettings& s, const PlannedV
     if (s.reporter) s.reporter->note(v.name + ": " + note);
   }
   facts.header_dependency_dirs = header_deps->include_dirs;
-  // The compiled sources and the directories their quoted includes are searched in.
   bool tvm_ffi = v.flavour == Flavour::tvm_ffi;
-  std::vector<std::string> sources = tvm_ffi ? std::get<config::TvmFfiConfig>(s.config->framework).src
-                                             : std::get<config::TorchConfig>(s.config->framework).src;
-  std::vector<std::string> dirs = codegen::module_include_dirs(*s.config);
-  for (const auto* unit : s.config->units_for(v.backend)) {
-    sources.insert(sources.end(), unit->src.begin(), unit->src.end());
-    for (const auto& inc : unit->include.value_or(std::vector<std::string>{})) dirs.push_back(inc);
-  }
+  auto [sources, dirs] = module_sources(s, v);
   if (s.header_cache && !v.stable_abi && !tvm_ffi) facts.torch_header_sources = torch_header_sources(s.project, sources, dirs);
   std::string macro = tvm_ffi ? "TVM_FFI_EXTENSION_NAME" : "TORCH_EXTENSION_NAME";
   bool unit_possible = !tvm_ffi && !v.stable_abi &&
@@ -234,39 +243,63 @@ std::optional<std::pair<std::string, std::map<std::string, double>>> sibling_tim
   return std::nullopt;
 }
 
+// What decides the start order of a build: each object's expected cost, what it was learned
+// from, and its unit in the log line.
+struct StartCosts {
+  std::map<std::string, double> cost;
+  std::string from;
+  const char* unit = " s";
+};
+
+// A first build's estimate: each object's source weighs the bytes of the project's own code it
+// reads (project_includes.h). The torch, CUDA and library headers every source shares cost the
+// same everywhere; what differs between sources is how much of the project's templates they
+// instantiate, and a source far heavier than the rest is nearly always the one with the most code.
+StartCosts estimated_costs(const BuildSettings& s, const PlannedVariant& v, const CompilePlan& plan,
+                           const std::set<std::string>& objects) {
+  auto [sources, dirs] = module_sources(s, v);
+  std::map<std::string, double> bytes;
+  for (const auto& [source, size] : project_code_bytes(s.project, sources, dirs)) bytes[source] = static_cast<double>(size);
+  StartCosts out{{}, "no earlier build; the sources with the most project code (their own and their headers') first", " KiB"};
+  for (const auto& object : objects) {
+    auto found = bytes.find(object_source(object, plan.sources));
+    if (found != bytes.end()) out.cost[object] = found->second / 1024.0;
+  }
+  return out;
+}
+
 // Before Ninja runs: the objects that took longest in the last build of this directory start
 // first (start_order.h; the link order stays); in a new build directory, those of the newest other
 // variant's last build (a build of several variants: each after the first starts its long compiles
-// first). CMake's pending re-run goes first, as the build would run it: it writes build.ninja anew.
-// Nothing happens when there is no such time or build.ninja cannot be read or written; the build
-// then starts its sources in their `src` order.
-void start_longest_first(const CompilePlan& plan, const std::map<std::string, NinjaLogEntry>& last,
-                         const fs::path& log_path, const std::function<bool()>& regenerate) {
-  std::map<std::string, double> seconds = seconds_of(last);
-  std::string from = "the last build";
-  std::vector<fs::path> siblings;
-  if (seconds.size() < 2) siblings = sibling_logs(plan);
-  if (seconds.size() < 2 && siblings.empty()) return;
+// first); with neither, the sources with the most project code (estimated_costs). CMake's pending
+// re-run goes first, as the build would run it: it writes build.ninja anew. Nothing happens when
+// build.ninja cannot be read or written; the build then starts its sources in their `src` order.
+void start_longest_first(const BuildSettings& s, const PlannedVariant& v, const CompilePlan& plan,
+                         const std::map<std::string, NinjaLogEntry>& last, const fs::path& log_path,
+                         const std::function<bool()>& regenerate) {
+  StartCosts costs{seconds_of(last), "the objects that took longest in the last build first"};
   fs::path manifest_path = plan.cmake_dir / "build.ninja";
   if (!regenerate()) return;  // the build reports it
   auto manifest = util::read_file(manifest_path);
   if (!manifest) return;
-  if (seconds.size() < 2) {
-    auto sibling = sibling_times(siblings, object_outputs(*manifest));
-    if (!sibling) return;
-    from = "the last build of " + sibling->first;
-    seconds = std::move(sibling->second);
+  if (costs.cost.size() < 2) {
+    auto objects = object_outputs(*manifest);
+    if (auto sibling = sibling_times(sibling_logs(plan), objects)) {
+      costs = {std::move(sibling->second), "the objects that took longest in the last build of " + sibling->first + " first"};
+    } else {
+      costs = estimated_costs(s, v, plan, objects);
+    }
   }
-  auto order = longest_first(*manifest, seconds);
+  auto order = longest_first(*manifest, costs.cost);
   if (!order || !util::write_file_atomic(manifest_path, order->manifest)) return;
   std::string first;
   for (size_t i = 0; i < order->first.size() && i < 3; ++i) {
     char text[32];
-    std::snprintf(text, sizeof text, " (%.1f s)", seconds[order->first[i]]);
+    std::snprintf(text, sizeof text, " (%.1f%s)", costs.cost[order->first[i]], costs.unit);
     first += (i ? ", " : "") + object_source(order->first[i], plan.sources) + text;
   }
   if (order->first.size() > 3) first += ", ...";
-  append_log(log_path, "start order: the objects that took longest in " + from + " first: " + first);
+  append_log(log_path, "start order: " + costs.from + ": " + first);
 }
 
 // Configure, header cache, Ninja and ccache's statistics; the compile times of the sources that
@@ -297,7 +330,7 @@ util::Status run_compile(const BuildSettings& s, const PlannedVariant& v, const 
     return *regenerated;
   };
   if (plan.header_cache) KB_TRY(prepare_header_cache(s, v, plan, env, log_path, regenerate));
-  start_longest_first(plan, ninja_log_before, log_path, regenerate);
+  start_longest_first(s, v, plan, ninja_log_before, log_path, regenerate);
   start_compile();
   auto run = run_logged(s, v.name, ninja_command(plan, plan.jobs.jobs), log_path, env, running_reporter(s, v, plan));
   if (!run) return std::move(run).error();

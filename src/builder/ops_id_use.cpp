@@ -2,7 +2,6 @@
 #include "builder/ops_id_use.h"
 
 #include <cctype>
-#include <regex>
 #include <set>
 
 #include "codegen/ops_py.h"
@@ -13,8 +12,6 @@
 namespace kb::builder {
 
 namespace {
-
-constexpr int kMaxIncludeDepth = 16;
 
 // The text with comments and string/character literals blanked (newlines kept).
 std::string code_only(const std::string& text) {
@@ -118,82 +115,26 @@ OpsIdUse plan_ops_id_use(const std::vector<std::pair<std::string, OpsIdScan>>& s
   return use;
 }
 
-std::vector<IncludeDirective> include_directives(const std::string& text) {
-  static const std::regex include(R"re(^\s*#\s*include\s*(?:"([^"]+)"|<([^>]+)>))re");
-  std::vector<IncludeDirective> out;
-  for (const auto& line : util::split(text, '\n')) {
-    std::smatch match;
-    if (!std::regex_search(line, match, include)) continue;
-    if (match[1].matched) {
-      out.push_back({match[1], true});
-    } else {
-      out.push_back({match[2], false});
-    }
-  }
-  return out;
-}
-
-namespace {
-
-struct Scanner {
-  const fs::path& project;
-  const std::vector<std::string>& include_dirs;
-  const std::string& macro;
-  bool with_registration_macros;
-
-  std::optional<fs::path> resolve(const fs::path& file, const IncludeDirective& include) const {
-    const std::string& name = include.name;
-    std::vector<fs::path> candidates;
-    if (include.quoted) candidates.push_back(file.parent_path() / name);
-    for (const auto& dir : include_dirs) candidates.push_back(project / dir / name);
-    std::error_code ec;
-    for (const auto& candidate : candidates) {
-      if (fs::is_regular_file(candidate, ec)) return candidate;
-    }
-    return std::nullopt;  // the generated registration.h, or a header outside the project
-  }
-
-  void scan(const fs::path& file, OpsIdScan& out, std::set<fs::path>& seen, int depth) const {
-    auto text = util::read_file(file);
-    if (!text || !seen.insert(file.lexically_normal()).second) return;
-    merge_scan(out, scan_ops_id_text(*text, macro, with_registration_macros));
-    if (depth >= kMaxIncludeDepth) return;
-    static const auto builder_registration = codegen::render_registration_h();
-    for (const auto& include : include_directives(*text)) {
-      auto header = resolve(file, include);
-      if (!header) continue;
-      if (header->filename() == codegen::kRegistrationHeader) {
-        auto copy = util::read_file(*header);
-        // A copy of the builder's own header (create-pyproject writes one) is the generated one.
-        if (!builder_registration || !copy || *copy != *builder_registration) out.other_use = true;
-        continue;
-      }
-      scan(*header, out, seen, depth + 1);
-    }
-  }
-};
-
-bool compiled_source(const std::string& path) {
-  for (const char* ext : {".cpp", ".cc", ".cxx", ".c", ".cu", ".hip", ".mm"}) {
-    if (util::ends_with(path, ext)) return true;
-  }
-  return false;
-}
-
-}  // namespace
-
 std::vector<std::pair<std::string, OpsIdScan>> scan_ops_id_sources(const fs::path& project,
                                                                    const std::vector<std::string>& sources,
                                                                    const std::vector<std::string>& include_dirs,
                                                                    const std::string& macro,
                                                                    bool with_registration_macros) {
-  Scanner scanner{project, include_dirs, macro, with_registration_macros};
+  static const auto builder_registration = codegen::render_registration_h();
   std::vector<std::pair<std::string, OpsIdScan>> out;
   for (const auto& source : sources) {
     if (!compiled_source(source)) continue;
     OpsIdScan scan;
-    std::set<fs::path> seen;
-    scanner.scan(project / source, scan, seen, 0);
+    walk_project_includes(project, include_dirs, project / source, [&](const fs::path& file, const std::string& text,
+                                                                       int depth) {
+      if (depth > 0 && file.filename() == codegen::kRegistrationHeader) {
+        // A copy of the builder's own header (create-pyproject writes one) is the generated one.
+        if (!builder_registration || text != *builder_registration) scan.other_use = true;
+        return false;
+      }
+      merge_scan(scan, scan_ops_id_text(text, macro, with_registration_macros));
+      return true;
+    });
     out.emplace_back(source, scan);
   }
   return out;

@@ -16,6 +16,8 @@
 #include <utility>
 #include <vector>
 
+#include "builder/project_includes.h"
+
 namespace kb::builder {
 
 // How one source (with its headers) uses the ops id macro.
@@ -40,14 +42,6 @@ struct OpsIdUse {
 // The decision (pure), from the scans of every compiled source. `unit_possible`: a [torch]
 // project's CPU, CUDA or Metal variant that does not target the stable ABI.
 OpsIdUse plan_ops_id_use(const std::vector<std::pair<std::string, OpsIdScan>>& scans, bool unit_possible);
-
-struct IncludeDirective {
-  std::string name;
-  bool quoted = false;  // "name" rather than <name>
-  bool operator==(const IncludeDirective&) const = default;
-};
-// The include directives of a C/C++ text, in order.
-std::vector<IncludeDirective> include_directives(const std::string& text);
 
 // Scans the compiled `sources` (project-relative; headers among them are skipped) with the
 // project headers they include.

@@ -88,11 +88,6 @@ TEST(plan_ops_id_use, UnitNotPossible) {
   EXPECT_EQ(use.sources, (std::vector<std::string>{"torch-ext/torch_binding.cpp"}));
 }
 
-TEST(include_directives, InOrder) {
-  EXPECT_EQ(include_directives("#include <torch/all.h>\n#include \"a.h\"\n  #  include \"sub/b.h\" // x\nint x;\n"),
-            (std::vector<IncludeDirective>{{"torch/all.h", false}, {"a.h", true}, {"sub/b.h", true}}));
-}
-
 class ScanSources : public ::testing::Test {
  protected:
   void SetUp() override {

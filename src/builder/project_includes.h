@@ -1,0 +1,49 @@
+// The project's own code that one compiled source reads: the source and the project headers it
+// includes (quoted includes found next to the includer or in the module's include directories,
+// angle-bracket includes found in those directories), each once. The ops id scan
+// (ops_id_use.h) reads them for the macro; the start order of a first build (start_order.h)
+// weighs a source by their size.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace kb::builder {
+
+struct IncludeDirective {
+  std::string name;
+  bool quoted = false;  // "name" rather than <name>
+  bool operator==(const IncludeDirective&) const = default;
+};
+// The include directives of a C/C++ text, in order (pure).
+std::vector<IncludeDirective> include_directives(const std::string& text);
+
+// Whether `path` names a translation unit (.cpp, .cc, .cxx, .c, .cu, .hip, .mm) rather than a header (pure).
+bool compiled_source(const std::string& path);
+
+// Where `include` of `file` resolves in the project; nullopt when it is not there (a system or
+// torch header, or the generated registration.h).
+std::optional<std::filesystem::path> resolve_project_include(const std::filesystem::path& project,
+                                                             const std::vector<std::string>& include_dirs,
+                                                             const std::filesystem::path& file,
+                                                             const IncludeDirective& include);
+
+// Calls `visit(file, text, depth)` for `source` (depth 0) and then, depth first, for each project
+// header it reaches, each file once, 16 includes deep at most. `visit` returns whether to follow
+// the includes of that file. Files that cannot be read are passed over.
+using IncludeVisitor = std::function<bool(const std::filesystem::path& file, const std::string& text, int depth)>;
+void walk_project_includes(const std::filesystem::path& project, const std::vector<std::string>& include_dirs,
+                           const std::filesystem::path& source, const IncludeVisitor& visit);
+
+// For each compiled source of `sources` (project-relative, in their order; headers skipped): the
+// bytes of the source and of the project headers it reaches.
+std::vector<std::pair<std::string, std::uintmax_t>> project_code_bytes(const std::filesystem::path& project,
+                                                                       const std::vector<std::string>& sources,
+                                                                       const std::vector<std::string>& include_dirs);
+
+}  // namespace kb::builder
