@@ -69,8 +69,8 @@ def main() -> None:
     parser.add_argument("--rows", default=",".join(ROWS), help="comma-separated: " + ", ".join(ROWS))
     parser.add_argument("--json")
     parser.add_argument("--keep", help="keep the projects and logs in this directory")
-    parser.add_argument("--split-compile", type=int, help="pass `--split-compile N` to kernel-builder (nvcc's "
-                        "parallel optimiser; its output is then not reproducible, docs/build-engine.md)")
+    parser.add_argument("--split-compile", help="pass `--split-compile auto|off|N` to kernel-builder (nvcc's "
+                        "parallel optimiser, docs/build-engine.md; default auto: on for capabilities below 10.0)")
     args = parser.parse_args()
     wanted = set(args.rows.split(","))
     if wanted - set(ROWS):

@@ -12,6 +12,7 @@
 #include "builder/compile_times.h"
 #include "builder/reporter.h"
 #include "builder/toolchain.h"
+#include "codegen/variant_project.h"
 #include "config/model.h"
 #include "util/result.h"
 
@@ -30,7 +31,8 @@ struct BuildOptions {
   bool no_cache = false;
   bool no_header_cache = false;  // --no-header-cache (torch_pch.h)
   bool no_symbol_isolation = false;  // --no-symbol-isolation (kernel units share one symbol space)
-  int split_compile = 0;  // --split-compile N: nvcc's parallel optimiser (docs/build-engine.md); 0: off
+  // --split-compile auto|off|N: nvcc's parallel optimiser (docs/build-engine.md); auto by default.
+  codegen::SplitCompile split_compile{true, 0};
   bool skip_checks = false;
   bool no_import_check = false;
   bool bundle = false;

@@ -38,10 +38,10 @@ Result<codegen::VariantProjectInput> project_input(const BuildSettings& s, const
   input.torch_nvcc_flags = t.nvcc_flags;
   // nvcc's --threads comes from the environment of the compile step, not from the project.
   input.nvcc_threads_option = false;
-  // --split-compile N in the compile commands, unless the user's NVCC_APPEND_FLAGS gives its own
+  // --split-compile in the compile commands, unless the user's NVCC_APPEND_FLAGS gives its own
   // (nvcc refuses the option twice).
   bool own_split = facts.nvcc_append_flags && facts.nvcc_append_flags->find("split-compile") != std::string::npos;
-  input.nvcc_split_compile = own_split ? 0 : s.split_compile;
+  if (!own_split) input.nvcc_split_compile = s.split_compile;
   // The ops id only where it is needed (ops_id_use.h), and a target name that does not change with
   // it: a commit that leaves the sources alone recompiles nothing but kb_ops_id.cpp.
   input.target = codegen::kKernelModuleTarget;

@@ -12,6 +12,7 @@
 #include "builder/compile_times.h"
 #include "builder/plan.h"
 #include "builder/reporter.h"
+#include "codegen/variant_project.h"
 #include "config/model.h"
 #include "metadata/metadata.h"
 #include "util/result.h"
@@ -45,8 +46,8 @@ struct BuildSettings {
   bool header_cache = true;
   // Each kernel unit keeps its own symbols (templates/project/variant/kernel_units.cmake).
   bool symbol_isolation = true;
-  // nvcc's --split-compile on every CUDA source (--split-compile N; 0: not given).
-  int split_compile = 0;
+  // nvcc's --split-compile on the CUDA sources (--split-compile auto|off|N).
+  codegen::SplitCompile split_compile;
   // No downloads of pinned header archives (--offline; KERNEL_BUILDER_OFFLINE is read too).
   bool offline = false;
   bool import_check = true;

@@ -131,9 +131,15 @@ util::Result<std::vector<std::string>> cuda_unit_flags(const config::KernelUnit&
       flags.push_back(f);
     }
   }
-  if (input.nvcc_split_compile > 0 && input.cuda && *input.cuda >= variant::MajorMinor{12, 0} &&
+  int split = input.nvcc_split_compile.count;
+  if (input.nvcc_split_compile.automatic) {
+    bool reproducible =
+        input.cuda && variant::split_compile_reproducible(config::Version({input.cuda->major, input.cuda->minor}), archs);
+    split = reproducible ? kAutomaticSplitCompile : 0;
+  }
+  if (split > 0 && input.cuda && *input.cuda >= variant::MajorMinor{12, 0} &&
       std::none_of(flags.begin(), flags.end(), excludes_split_compile)) {
-    flags.push_back("--split-compile=" + std::to_string(input.nvcc_split_compile));
+    flags.push_back("--split-compile=" + std::to_string(split));
   }
   // One `-gencode=<spec>` token per pair: CMake de-duplicates repeated bare `-gencode` options.
   KB_TRY_ASSIGN(auto gencode, variant::cuda_gencode_flags(archs));

@@ -15,6 +15,15 @@
 
 namespace kb::codegen {
 
+// How nvcc's --split-compile is chosen for a project's CUDA units.
+struct SplitCompile {
+  // kAutomaticSplitCompile parts on each unit whose every capability keeps its device code the
+  // same from run to run with it (variant::split_compile_reproducible); `count` is then unused.
+  bool automatic = false;
+  int count = 0;  // parts on every CUDA unit (0: not given)
+};
+inline constexpr int kAutomaticSplitCompile = 4;
+
 struct VariantProjectInput {
   const config::BuildConfig* config = nullptr;
   config::Backend backend = config::Backend::cpu;
@@ -36,12 +45,11 @@ struct VariantProjectInput {
   // passes the threads through the compile step's environment, so that they stay out of the
   // compile commands (docs/build-engine.md).
   bool nvcc_threads_option = true;
-  // nvcc's --split-compile on every CUDA source (0: not given), where the toolkit has it (12.0 on)
-  // and the unit's flags neither give their own nor ask for what excludes it (-G, link-time
-  // optimisation). In the compile commands: the count changes the compiled device code's layout,
-  // so it is part of the compile identity (docs/build-engine.md). The variant build's
-  // `--split-compile N`.
-  int nvcc_split_compile = 0;
+  // nvcc's --split-compile on the CUDA sources, where the toolkit has it (12.0 on) and the unit's
+  // flags neither give their own nor ask for what excludes it (-G, link-time optimisation). In the
+  // compile commands: the count changes the compiled device code's layout, so it is part of the
+  // compile identity (docs/build-engine.md). The variant build's `--split-compile auto|off|N`.
+  SplitCompile nvcc_split_compile;
   // The module's CMake target; empty: `ops_id` (create-pyproject passes `${OPS_NAME}` there). The
   // variant build names it kKernelModuleTarget, so that the objects' paths and the target's export
   // define stay the same from one ops id to the next.

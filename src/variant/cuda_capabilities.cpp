@@ -176,6 +176,14 @@ util::Result<std::vector<std::string>> unit_cuda_capabilities(std::string_view u
   return intersect_cuda_capabilities(unit, *requested, cuda_target_capabilities(nvcc));
 }
 
+bool split_compile_reproducible(const config::Version& nvcc, const std::vector<std::string>& capabilities) {
+  if (nvcc.major() != 13) return false;
+  return std::all_of(capabilities.begin(), capabilities.end(), [](const std::string& cap) {
+    auto number = numeric(cap);
+    return number && number->first < 10;
+  });
+}
+
 util::Result<std::vector<std::string>> cuda_gencode_flags(const std::vector<std::string>& capabilities) {
   std::vector<std::string> flags;
   for (const auto& cap : capabilities) {

@@ -37,6 +37,13 @@ util::Result<std::vector<std::string>> unit_cuda_capabilities(std::string_view u
                                                               const std::optional<std::vector<std::string>>& requested,
                                                               const config::Version& nvcc);
 
+// Whether nvcc `nvcc`'s --split-compile leaves the device code of every one of `capabilities` the
+// same from run to run (docs/build-engine.md, "nvcc's own parallelism"). Measured with nvcc 13.0:
+// below capability 10.0 the PTX was the same in every run (7.5, 8.0, 8.6, 8.9, 9.0, 9.0a); from 10.0
+// on (10.0, 10.3, 11.0, 12.0, 12.1) its parallel optimiser gives one of several texts. Other toolkit
+// majors were not measured: false. A capability that does not parse: false.
+bool split_compile_reproducible(const config::Version& nvcc, const std::vector<std::string>& capabilities);
+
 // nvcc arguments for `capabilities`: per entry `-gencode arch=compute_XY,code=sm_XY` (as two argv
 // tokens), plus `-gencode arch=compute_XY,code=compute_XY` for `+PTX` entries. `9.0a` -> `90a`.
 // Errors for entries that are not `<major>.<minor>[a|f][+PTX]`.

@@ -55,6 +55,12 @@ def test_cuda_compile_identity_does_not_depend_on_nvcc_threads(tmp_path, kernel_
     build = ["--variant", cuda, "--unique-id", "cu1", "--no-cache", "--skip-checks"]
     run_build(kernel_builder, project, kb_python, *build, "--cores", "1")
     assert len(compiled_objects(project, cuda)) >= 2
+    # Capabilities below 10.0 with CUDA 13: nvcc's --split-compile stays reproducible there, so it is
+    # on by default (--split-compile auto), with a count that does not depend on the cores.
+    ninja_file = project / "build" / ".kb" / cuda / "cmake-build" / "build.ninja"
+    cuda_objects = [o for o in compiled_objects(project, cuda) if o.endswith(".cu.o")]
+    automatic = ninja_file.read_text().count("--split-compile=4")
+    assert automatic == (len(cuda_objects) if cuda.split("-")[2] >= "cu130" else 0), cuda_objects
     (project / "build" / ".kb" / cuda / "stamp").unlink()
     run_build(kernel_builder, project, kb_python, *build, "--cores", "8", "--memory-budget", "64")
     assert compiled_objects(project, cuda) == []
@@ -71,8 +77,13 @@ def test_cuda_compile_identity_does_not_depend_on_nvcc_threads(tmp_path, kernel_
     refused = run_build(kernel_builder, project, kb_python, *build, "--split-compile", "2", "--check-reproducible",
                         check=False)
     assert refused.returncode == 2, refused.stderr
-    assert "error: --check-reproducible cannot be combined with --split-compile" in refused.stderr
-    assert "hint: nvcc's output varies from build to build with --split-compile" in refused.stderr
+    assert "error: --check-reproducible cannot be combined with --split-compile N" in refused.stderr
+    assert "hint: nvcc's output varies from build to build with --split-compile N" in refused.stderr
+    # --split-compile off: none, and the CUDA sources compile again.
+    (project / "build" / ".kb" / cuda / "stamp").unlink()
+    run_build(kernel_builder, project, kb_python, *build, "--cores", "2", "--split-compile", "off")
+    assert sorted(compiled_objects(project, cuda)) == sorted(recompiled)
+    assert "split-compile" not in ninja_file.read_text()
 
 
 def test_new_ops_id_recompiles_only_the_ops_id_source(built, kernel_builder, kb_python, cpu_variant):

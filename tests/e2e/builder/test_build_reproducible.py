@@ -14,6 +14,25 @@ from kb_build_e2e_support import copy_fixture  # noqa: E402
 
 pytestmark = pytest.mark.slow
 
+MANY_KERNELS = """#include <cuda_runtime.h>
+
+template <int N, bool Square>
+__global__ void many_kernel(float* data, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  float x = data[i];
+#pragma unroll
+  for (int k = 0; k < N; ++k) x = Square ? x * x + 0.5f * k : __sinf(x) + k;
+  data[i] = x;
+}
+
+template <int N, bool Square>
+void launch_many(float* data, int n) {
+  many_kernel<N, Square><<<(n + 255) / 256, 256>>>(data, n);
+}
+
+"""
+
 
 def test_two_builds_in_two_directories_are_identical(cpu_build, cpu_variant, kernel_builder, kb_python, tmp_path):
     project = copy_fixture("addone", tmp_path)
@@ -40,6 +59,15 @@ def test_cuda_module_does_not_depend_on_the_project_directory(kernel_builder, kb
     major, minor = probe[0].split(".")[:2]
     variant = f"torch{major}{minor}-cxx11-cu{release}-x86_64-linux"
     project = copy_fixture("cuda_anon", tmp_path)
+    # Sixteen kernels for two capabilities below 10.0: with CUDA 13 the build splits nvcc's optimiser
+    # (--split-compile auto, docs/build-engine.md), which must leave the module the same.
+    kernels = "\n".join(f"template void launch_many<{n}, {b}>(float*, int);" for n in (1, 2, 4, 8, 16, 32, 64, 128)
+                         for b in ("false", "true"))
+    (project / "scale_cuda" / "many.cu").write_text(MANY_KERNELS + kernels + "\n")
+    toml = (project / "build.toml").read_text()
+    (project / "build.toml").write_text(toml.replace('cuda-capabilities = ["9.0"]', 'cuda-capabilities = ["8.0", "9.0"]')
+                                        .replace('src = ["scale_cuda/scale.cu"]',
+                                                 'src = ["scale_cuda/scale.cu", "scale_cuda/many.cu"]'))
     result = subprocess.run([str(kernel_builder), "build", str(project), "--check-reproducible", "--variant", variant,
                              "--python", str(kb_python), "--unique-id", "r1"], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr

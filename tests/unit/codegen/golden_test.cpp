@@ -175,33 +175,52 @@ TEST(golden, VariantProjectOpsIdUnit) {
   EXPECT_EQ(files->at("CMakeLists.txt").find("KB_OPS_ID_UNIT"), std::string::npos);
 }
 
-// --split-compile: on every CUDA source of a toolkit that has it (12.0 on), unless the unit's flags
-// give their own or ask for device debug code or link-time optimisation.
+// --split-compile N: on every CUDA source of a toolkit that has it (12.0 on), unless the unit's
+// flags give their own or ask for device debug code or link-time optimisation. Automatic: 4 parts
+// on a unit whose capabilities keep nvcc's output reproducible with it (CUDA 13, below 10.0).
+namespace {
+
+std::string split_flags_of(const std::string& cuda_flags, kb::variant::MajorMinor cuda, kb::codegen::SplitCompile split,
+                           std::vector<std::string> archs = {"8.0", "9.0"}) {
+  std::string toml = all_backends_toml;
+  toml.replace(toml.find("cuda-flags = [\"-lineinfo\", \"-static-global-template-stub=false\"]"),
+               std::string("cuda-flags = [\"-lineinfo\", \"-static-global-template-stub=false\"]").size(),
+               "cuda-flags = [" + cuda_flags + "]");
+  auto config = parse(toml);
+  auto input = module_input(config, kb::config::Backend::cuda, "torch211-cxx11-cu126-x86_64-linux", "_addone_cuda_abc");
+  input.cuda = cuda;
+  input.unit_archs = {{"addone_cuda", std::move(archs)}};
+  input.nvcc_split_compile = split;
+  auto files = generate_variant_project(input);
+  EXPECT_TRUE(files) << (files ? "" : files.error().message);
+  std::string text = files->at("CMakeLists.txt");
+  size_t at = text.find("COMPILE_OPTIONS", text.find("addone.cu"));
+  return text.substr(at, text.find('\n', at) - at);
+}
+
+}  // namespace
+
 TEST(variant_project, SplitCompileWhereTheToolkitAndTheUnitAllowIt) {
-  auto flags_of = [](const std::string& cuda_flags, kb::variant::MajorMinor cuda) {
-    std::string toml = all_backends_toml;
-    toml.replace(toml.find("cuda-flags = [\"-lineinfo\", \"-static-global-template-stub=false\"]"),
-                 std::string("cuda-flags = [\"-lineinfo\", \"-static-global-template-stub=false\"]").size(),
-                 "cuda-flags = [" + cuda_flags + "]");
-    auto config = parse(toml);
-    auto input = module_input(config, kb::config::Backend::cuda, "torch211-cxx11-cu126-x86_64-linux", "_addone_cuda_abc");
-    input.cuda = cuda;
-    input.unit_archs = {{"addone_cuda", {"8.0", "9.0"}}};
-    input.nvcc_split_compile = 4;
-    auto files = generate_variant_project(input);
-    EXPECT_TRUE(files) << (files ? "" : files.error().message);
-    std::string text = files->at("CMakeLists.txt");
-    size_t at = text.find("COMPILE_OPTIONS", text.find("addone.cu"));
-    return text.substr(at, text.find('\n', at) - at);
-  };
-  EXPECT_NE(flags_of("\"-lineinfo\"", {12, 6}).find(";--split-compile=4;-gencode="), std::string::npos)
-      << flags_of("\"-lineinfo\"", {12, 6});
-  EXPECT_NE(flags_of("", {13, 0}).find("--split-compile=4"), std::string::npos);
-  EXPECT_EQ(flags_of("", {11, 8}).find("split-compile"), std::string::npos);
+  const kb::codegen::SplitCompile four{false, 4};
+  EXPECT_NE(split_flags_of("\"-lineinfo\"", {12, 6}, four).find(";--split-compile=4;-gencode="), std::string::npos)
+      << split_flags_of("\"-lineinfo\"", {12, 6}, four);
+  EXPECT_NE(split_flags_of("", {13, 0}, four, {"9.0", "12.0"}).find("--split-compile=4"), std::string::npos);
+  EXPECT_EQ(split_flags_of("", {11, 8}, four).find("split-compile"), std::string::npos);
+  EXPECT_EQ(split_flags_of("", {13, 0}, {false, 0}).find("split-compile"), std::string::npos);
   for (const char* own : {"\"-G\"", "\"--device-debug\"", "\"-dlto\"", "\"--split-compile=2\"", "\"-split-compile=0\""}) {
-    std::string flags = flags_of(own, {12, 6});
+    std::string flags = split_flags_of(own, {12, 6}, four);
     EXPECT_EQ(flags.find("split-compile=4"), std::string::npos) << own << ": " << flags;
   }
+}
+
+TEST(variant_project, AutomaticSplitCompileOnlyWhereItStaysReproducible) {
+  const kb::codegen::SplitCompile automatic{true, 0};
+  EXPECT_NE(split_flags_of("", {13, 0}, automatic).find(";--split-compile=4;-gencode="), std::string::npos);
+  EXPECT_NE(split_flags_of("", {13, 0}, automatic, {"7.5", "9.0a", "8.0+PTX"}).find("--split-compile=4"), std::string::npos);
+  // A capability from 10.0 on, a CUDA 12 toolkit (not measured), a unit's own flags that exclude it.
+  EXPECT_EQ(split_flags_of("", {13, 0}, automatic, {"9.0", "10.0"}).find("split-compile"), std::string::npos);
+  EXPECT_EQ(split_flags_of("", {12, 9}, automatic).find("split-compile"), std::string::npos);
+  EXPECT_EQ(split_flags_of("\"-G\"", {13, 0}, automatic).find("split-compile"), std::string::npos);
 }
 
 // A Metal variant too: the metallib, its embedding header and namespace are named after the

@@ -95,6 +95,16 @@ TEST(CudaGencodeFlags, SassAndPtx) {
   EXPECT_FALSE(cuda_gencode_flags({"sm80"}));
 }
 
+TEST(SplitCompileReproducible, BelowTenWithNvcc13Only) {
+  EXPECT_TRUE(split_compile_reproducible(v(13, 0), {"7.5", "8.0", "8.6", "8.9", "9.0", "9.0a", "8.0+PTX"}));
+  EXPECT_TRUE(split_compile_reproducible(v(13, 2), {"9.0"}));
+  EXPECT_FALSE(split_compile_reproducible(v(13, 0), {"9.0", "10.0"}));
+  EXPECT_FALSE(split_compile_reproducible(v(13, 0), {"12.0"}));
+  EXPECT_FALSE(split_compile_reproducible(v(13, 0), default_cuda_capabilities(v(13, 0))));
+  EXPECT_FALSE(split_compile_reproducible(v(12, 9), {"9.0"}));  // not measured
+  EXPECT_FALSE(split_compile_reproducible(v(13, 0), {"sm90"}));
+}
+
 TEST(IntersectRocmArchs, SpecExample) {
   EXPECT_EQ(*intersect_rocm_archs("k", {"gfx90a", "gfx940", "gfx942", "gfx1100"}), (Caps{"gfx1100", "gfx90a", "gfx942"}));
   auto r = intersect_rocm_archs("relu_rocm", {"gfx940"});

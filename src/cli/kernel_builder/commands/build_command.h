@@ -193,6 +193,7 @@ struct BuildCommandOptions {
   std::string unique_id;
   int cores = 0;
   double memory_budget_gib = 0;
+  std::string split_compile = "auto";
   bool check_reproducible = false;  // build --check-reproducible (build/reproducible.h)
   bool json = false;                // build --json: the summary and every compile time on stdout
 };
@@ -218,11 +219,13 @@ inline void add_build_flags(CLI::App& app, BuildCommandOptions& o, bool with_var
                "Do not use the shared torch header cache (precompiled torch headers in $XDG_CACHE_HOME/kernel-builder)");
   app.add_flag("--no-symbol-isolation", o.build.no_symbol_isolation,
                "Link all kernel units into one symbol space (by default each unit keeps its internal symbols)");
-  app.add_option("--split-compile", o.build.split_compile,
-                 "nvcc's parallel optimiser on every CUDA source, N parts at once: a heavy source may compile about "
-                 "twice as fast, but nvcc's output then varies from build to build (not reproducible)")
-      ->check(CLI::Range(1, 64))
-      ->option_text("N");
+  app.add_option("--split-compile", o.split_compile,
+                 "nvcc's parallel optimiser, several parts of a CUDA source at once: a heavy source may compile about "
+                 "twice as fast. auto (default): 4 parts where nvcc's output stays reproducible (CUDA 13, "
+                 "capabilities below 10.0); off; N: N parts on every CUDA source, also where nvcc's output then "
+                 "varies from build to build")
+      ->check(CLI::IsMember({"auto", "off"}) | CLI::Range(1, 64))
+      ->option_text("auto|off|N");
   app.add_flag("--skip-checks", o.build.skip_checks, "Skip the layout, lint and import checks");
   app.add_flag("--no-import-check", o.build.no_import_check, "Skip the post-build import test");
   app.add_flag("--bundle", o.build.bundle, "Release build: every bundle variant of the reference matrix");
@@ -261,6 +264,7 @@ inline int run_build_command(BuildCommandOptions& o, builder::BuildSummary* summ
   if (!o.toolchains.empty()) o.build.toolchains_file = o.toolchains;
   if (!o.unique_id.empty()) o.build.unique_id = o.unique_id;
   if (o.cores > 0) o.build.cores = o.cores;
+  if (o.split_compile != "auto") o.build.split_compile = {false, o.split_compile == "off" ? 0 : std::stoi(o.split_compile)};
   if (o.memory_budget_gib > 0) o.build.memory_budget_gib = o.memory_budget_gib;
   o.build.builder_version = builder_version();
   o.build.builder_commit = builder_commit();
@@ -271,9 +275,10 @@ inline int run_build_command(BuildCommandOptions& o, builder::BuildSummary* summ
   } else {
     reporter = std::make_unique<PlainBuildReporter>();
   }
-  if (o.check_reproducible && o.build.split_compile > 0) {
-    return report_error(util::Error(util::ErrorKind::usage, "--check-reproducible cannot be combined with --split-compile")
-                            .with_hint("nvcc's output varies from build to build with --split-compile; check without it"));
+  if (o.check_reproducible && o.build.split_compile.count > 0) {
+    return report_error(util::Error(util::ErrorKind::usage, "--check-reproducible cannot be combined with --split-compile N")
+                            .with_hint("nvcc's output varies from build to build with --split-compile N; check with "
+                                       "--split-compile auto (the default: only where it stays reproducible) or off"));
   }
   if (o.check_reproducible) return run_reproducibility_check(o, *reporter);
   auto summary = builder::run_build(o.build, *reporter);
