@@ -9,6 +9,11 @@
 #          NVCC_APPEND_FLAGS of each word of KB_MAMBA_FLAGS (default "-": none; e.g. "- --split-compile=0"
 #          adds a build with nvcc's parallel optimizer on every core); the slowest sources of each build
 #   first  bench/build_bench.py --backend cuda (the first-build ratio: every user cache cold)
+#   ptx    nvcc alone: the heavy bench's heavy source to PTX at --split-compile=4, 12 times per virtual
+#          capability (8 at once), 8.0 9.0 10.0 12.0: how many different texts (build --split-compile auto
+#          counts on one below 10.0)
+#   mamba-repro  `build --check-reproducible` of the carried mamba-ssm for this GPU's capability (cold
+#          caches; --split-compile auto is on there below 10.0): "identical" or where it differs
 #   split  nvcc alone on the heavy bench's heavy source (capabilities 8.0, 9.0): seconds and object
 #          digests at --threads 1/2 x --split-compile 1/2/4/8/0, twice at the most parallel setting,
 #          to tell whether --split-compile may change the compiled code
@@ -62,6 +67,32 @@ for v, times in d.get("compile_times", {}).items():
     print("  slowest:", ", ".join("%s %.1f s" % (t["source"].split("/")[-1], t["seconds"]) for t in sorted(times, key=lambda t: -t["seconds"])[:5]))' \
           "$OUT/mamba-$tag.json" 2>/dev/null | tee -a "$SUMMARY"
       done ;;
+    ptx)
+      step "PTX of heavy_bwd.cu at --split-compile=4, 12 runs per capability (limit $(left) s)"
+      rm -rf /tmp/ptx; mkdir -p /tmp/ptx
+      "$PY" -c 'import sys; sys.path.insert(0, "bench"); import heavy_kernel; from pathlib import Path
+heavy_kernel.write_project(Path("/tmp/ptx"))'
+      src=/tmp/ptx/heavy/attention/heavy_bwd.cu
+      for arch in 80 90 100 120; do
+        [ "$(left)" -lt 60 ] && { note "ptx: stopped (time)"; break; }
+        start=$SECONDS
+        seq 1 12 | xargs -P 8 -I{} sh -c "nvcc -O3 -std=c++17 -arch=compute_$arch --split-compile=4 --ptx $src -o /tmp/ptx/$arch-{}.ptx 2>> $OUT/ptx-$arch.log"
+        texts=$(md5sum /tmp/ptx/$arch-*.ptx | cut -c1-12 | sort | uniq -c | awk '{printf "%s%sx%s", sep, $1, $2; sep=" "}')
+        note "compute_$arch: $(ls /tmp/ptx/$arch-*.ptx | wc -l) PTX files in $((SECONDS - start)) s; distinct texts: $texts"
+      done ;;
+    mamba-repro)
+      CAP=$("$PY" -c 'import torch; print("%d.%d" % torch.cuda.get_device_capability())')
+      variant=$(cuda_variant_name)
+      work=/tmp/mamba/ssm; rm -rf /tmp/mamba; mkdir -p /tmp/mamba; cp -r .kc/mamba-ssm "$work"
+      sed -i -E "s/cuda-capabilities\s*=\s*\[[^]]*\]/cuda-capabilities = [\"$CAP\"]/" "$work/build.toml"
+      grep -q cuda-capabilities "$work/build.toml" ||
+        sed -i -E "s/^(backend\s*=\s*\"cuda\")$/\1\ncuda-capabilities = [\"$CAP\"]/" "$work/build.toml"
+      step "mamba-ssm --check-reproducible, capability $CAP (limit $(left) s)"
+      start=$SECONDS
+      XDG_CACHE_HOME=/tmp/mamba/xdg CCACHE_DIR=/tmp/mamba/ccache timeout "$(left)" "$KB" build "$work" --python "$PY" \
+        --variant "$variant" --cores "$(nproc)" --skip-checks --check-reproducible > "$OUT/mamba-repro.txt" 2> "$OUT/mamba-repro.log"
+      note "mamba-ssm --check-reproducible: exit $? in $((SECONDS - start)) s: $(cut -f1,2 "$OUT/mamba-repro.txt")"
+      grep -m3 -E "split-compile|differ" "$OUT/mamba-repro.log" | tee -a "$SUMMARY" ;;
     split)
       step "nvcc --split-compile on heavy_bwd.cu (limit $(left) s)"
       rm -rf /tmp/split; mkdir -p /tmp/split

@@ -346,6 +346,11 @@ std::string torch_pch_block(const VariantProjectInput& input) {
 // builds in any directory, ccache hits across checkouts). The kernel's Python name keeps the names
 // unique between kernels loaded side by side; it is not the ops id, which changes with every commit
 // and would recompile every CUDA source (docs/build-engine.md).
+// A source that defines no function of its own outside a template (only explicit instantiations,
+// as mamba-ssm's selective_scan_*.cu) gets a module id, and with it the names of its internal
+// entities in the device code, from the process id of nvcc's front end: two compiles of it differ.
+// nvcc 12.9 on takes `--frandom-seed` for those numbers (and hands it to GCC as -frandom-seed): the
+// same per-source name, one seed per source.
 std::string cuda_source_names_block(const VariantProjectInput& input) {
   if (input.backend != Backend::cuda) return "";
   std::vector<std::string> cuda_sources;
@@ -357,10 +362,13 @@ std::string cuda_source_names_block(const VariantProjectInput& input) {
   collect(binding_of(*input.config).src);
   for (const auto* unit : input.config->units_for(input.backend)) collect(unit->src);
   if (cuda_sources.empty()) return "";
-  std::string out = "# CUDA sources named by their path in the project (reproducible anonymous namespaces).\n";
+  bool seed = input.cuda && *input.cuda >= variant::MajorMinor{12, 9};
+  std::string out = "# CUDA sources named by their path in the project (reproducible anonymous namespaces";
+  out += seed ? " and module ids).\n" : ").\n";
   for (const auto& s : cuda_sources) {
+    std::string name = input.config->general.python_name() + "/" + s;
     out += "set_property(SOURCE " + source_path(s) + " APPEND PROPERTY COMPILE_OPTIONS \"-Xcudafe=--orig_src_path_name=" +
-           input.config->general.python_name() + "/" + s + "\")\n";
+           name + (seed ? "\" \"--frandom-seed=" + name : "") + "\")\n";
   }
   return out;
 }

@@ -14,13 +14,20 @@ from kb_build_e2e_support import copy_fixture  # noqa: E402
 
 pytestmark = pytest.mark.slow
 
+# Explicit instantiations only, and a variable of internal linkage in the device code: nvcc's
+# front end then names the source's internal entities after its own process id unless the build
+# gives it a seed (--frandom-seed, docs/build-engine.md).
 MANY_KERNELS = """#include <cuda_runtime.h>
+
+namespace {
+__device__ float offset = 0.5f;
+}
 
 template <int N, bool Square>
 __global__ void many_kernel(float* data, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
-  float x = data[i];
+  float x = data[i] + offset;
 #pragma unroll
   for (int k = 0; k < N; ++k) x = Square ? x * x + 0.5f * k : __sinf(x) + k;
   data[i] = x;
@@ -60,7 +67,8 @@ def test_cuda_module_does_not_depend_on_the_project_directory(kernel_builder, kb
     variant = f"torch{major}{minor}-cxx11-cu{release}-x86_64-linux"
     project = copy_fixture("cuda_anon", tmp_path)
     # Sixteen kernels for two capabilities below 10.0: with CUDA 13 the build splits nvcc's optimiser
-    # (--split-compile auto, docs/build-engine.md), which must leave the module the same.
+    # (--split-compile auto, docs/build-engine.md), which must leave the module the same; the source
+    # defines no function outside a template.
     kernels = "\n".join(f"template void launch_many<{n}, {b}>(float*, int);" for n in (1, 2, 4, 8, 16, 32, 64, 128)
                          for b in ("false", "true"))
     (project / "scale_cuda" / "many.cu").write_text(MANY_KERNELS + kernels + "\n")
