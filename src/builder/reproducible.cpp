@@ -74,12 +74,24 @@ std::optional<std::string> first_difference(const fs::path& a, const fs::path& b
     if (is_elf(*bytes_a) && is_elf(*bytes_b)) {
       auto sections_a = abi::read_sections(a / files_a[i]), sections_b = abi::read_sections(b / files_b[i]);
       if (sections_a && sections_b) {
+        // The build id is a digest of everything else (derive_build_id): it differs whenever another
+        // section does, so the first of those is named, with the others after it.
+        std::vector<size_t> differing;
         for (size_t s = 0; s < std::min(sections_a->size(), sections_b->size()); ++s) {
           const auto& [name, content] = (*sections_a)[s];
           if (name != (*sections_b)[s].first) return files_a[i] + ": section lists differ at " + name;
-          if (content != (*sections_b)[s].second) {
-            return files_a[i] + " section " + name + ": " + first_differing_offset(content, (*sections_b)[s].second);
+          if (content != (*sections_b)[s].second) differing.push_back(s);
+        }
+        std::stable_partition(differing.begin(), differing.end(),
+                              [&](size_t s) { return (*sections_a)[s].first != ".note.gnu.build-id"; });
+        if (!differing.empty()) {
+          const auto& [name, content] = (*sections_a)[differing[0]];
+          std::string out = files_a[i] + " section " + name + ": " +
+                            first_differing_offset(content, (*sections_b)[differing[0]].second);
+          for (size_t d = 1; d < differing.size(); ++d) {
+            out += (d == 1 ? "; also " : ", ") + (*sections_a)[differing[d]].first;
           }
+          return out;
         }
         if (sections_a->size() != sections_b->size()) return files_a[i] + ": section counts differ";
         return files_a[i] + ": ELF headers or layout differ";

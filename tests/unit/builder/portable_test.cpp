@@ -88,6 +88,20 @@ TEST(Reproducible, FirstDifferenceNamesTheFileAndTheElfSection) {
   ASSERT_TRUE(difference);
   EXPECT_EQ(*difference, "m.abi3.so section .rodata: first difference at byte 2 (sizes " +
                              std::to_string(comment.size()) + " and " + std::to_string(comment.size()) + ")");
+  // The build id (a digest of the rest, earlier in the file) differs too: the section it was derived
+  // from is named first, the build id after it.
+  std::string build_id;
+  for (const auto& [name, bytes] : *sections) {
+    if (name == ".note.gnu.build-id") build_id = bytes;
+  }
+  ASSERT_GT(build_id.size(), 20u);
+  size_t id_at = changed.find(build_id);
+  ASSERT_NE(id_at, std::string::npos);
+  changed[id_at + build_id.size() - 1] ^= 0x01;
+  ASSERT_TRUE(util::write_file_atomic(b.path() / "m.abi3.so", changed));
+  EXPECT_EQ(*first_difference(a.path(), b.path()), "m.abi3.so section .rodata: first difference at byte 2 (sizes " +
+                                                       std::to_string(comment.size()) + " and " +
+                                                       std::to_string(comment.size()) + "); also .note.gnu.build-id");
   ASSERT_TRUE(util::write_file_atomic(b.path() / "m.abi3.so", *self));
   ASSERT_TRUE(util::write_file_atomic(b.path() / "_ops.py", "ops = 2\n"));
   EXPECT_EQ(*first_difference(a.path(), b.path()), "_ops.py: first difference at byte 6 (sizes 8 and 8)");
