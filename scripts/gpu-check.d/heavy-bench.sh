@@ -31,6 +31,21 @@ PARTS=("$@"); [ ${#PARTS[@]} -gt 0 ] || PARTS=(heavy mamba)
 tee -a "$SUMMARY" < "$OUT/env.txt"
 
 left() { echo $((580 - SECONDS)); }
+# The heavy bench's kernel written anew under $1; $src: its heavy source.
+heavy_source() {
+  rm -rf "$1"; mkdir -p "$1"
+  "$PY" -c 'import sys; sys.path.insert(0, "bench"); import heavy_kernel; from pathlib import Path
+heavy_kernel.write_project(Path(sys.argv[1]))' "$1"
+  src=$1/heavy/attention/heavy_bwd.cu
+}
+# A fresh copy of the carried mamba-ssm in $work (caches beside it in /tmp/mamba), built for this
+# GPU's capability $CAP only.
+mamba_copy() {
+  work=/tmp/mamba/ssm; rm -rf /tmp/mamba; mkdir -p /tmp/mamba; cp -r .kc/mamba-ssm "$work"
+  sed -i -E "s/cuda-capabilities\s*=\s*\[[^]]*\]/cuda-capabilities = [\"$CAP\"]/" "$work/build.toml"
+  grep -q cuda-capabilities "$work/build.toml" ||
+    sed -i -E "s/^(backend\s*=\s*\"cuda\")$/\1\ncuda-capabilities = [\"$CAP\"]/" "$work/build.toml"
+}
 for part in "${PARTS[@]}"; do
   case "$part" in
     first)
@@ -49,10 +64,7 @@ for part in "${PARTS[@]}"; do
       for flags in ${KB_MAMBA_FLAGS:--}; do
         [ "$flags" = - ] && flags=""
         if [ "$(left)" -lt 60 ]; then note "mamba-ssm ${flags:-default}: skipped (time)"; continue; fi
-        work=/tmp/mamba/ssm; rm -rf /tmp/mamba; mkdir -p /tmp/mamba; cp -r .kc/mamba-ssm "$work"
-        sed -i -E "s/cuda-capabilities\s*=\s*\[[^]]*\]/cuda-capabilities = [\"$CAP\"]/" "$work/build.toml"
-        grep -q cuda-capabilities "$work/build.toml" ||
-          sed -i -E "s/^(backend\s*=\s*\"cuda\")$/\1\ncuda-capabilities = [\"$CAP\"]/" "$work/build.toml"
+        mamba_copy
         tag=${flags:+split}; tag=${tag:-default}
         step "mamba-ssm cold, capability $CAP, NVCC_APPEND_FLAGS='$flags' (limit $(left) s)"
         start=$SECONDS
@@ -69,10 +81,7 @@ for v, times in d.get("compile_times", {}).items():
       done ;;
     ptx)
       step "PTX of heavy_bwd.cu at --split-compile=4, 12 runs per capability (limit $(left) s)"
-      rm -rf /tmp/ptx; mkdir -p /tmp/ptx
-      "$PY" -c 'import sys; sys.path.insert(0, "bench"); import heavy_kernel; from pathlib import Path
-heavy_kernel.write_project(Path("/tmp/ptx"))'
-      src=/tmp/ptx/heavy/attention/heavy_bwd.cu
+      heavy_source /tmp/ptx
       for arch in 80 90 100 120; do
         [ "$(left)" -lt 60 ] && { note "ptx: stopped (time)"; break; }
         start=$SECONDS
@@ -83,10 +92,7 @@ heavy_kernel.write_project(Path("/tmp/ptx"))'
     mamba-repro)
       CAP=$("$PY" -c 'import torch; print("%d.%d" % torch.cuda.get_device_capability())')
       variant=$(cuda_variant_name)
-      work=/tmp/mamba/ssm; rm -rf /tmp/mamba; mkdir -p /tmp/mamba; cp -r .kc/mamba-ssm "$work"
-      sed -i -E "s/cuda-capabilities\s*=\s*\[[^]]*\]/cuda-capabilities = [\"$CAP\"]/" "$work/build.toml"
-      grep -q cuda-capabilities "$work/build.toml" ||
-        sed -i -E "s/^(backend\s*=\s*\"cuda\")$/\1\ncuda-capabilities = [\"$CAP\"]/" "$work/build.toml"
+      mamba_copy
       step "mamba-ssm --check-reproducible, capability $CAP (limit $(left) s)"
       start=$SECONDS
       XDG_CACHE_HOME=/tmp/mamba/xdg CCACHE_DIR=/tmp/mamba/ccache timeout "$(left)" "$KB" build "$work" --python "$PY" \
@@ -95,10 +101,7 @@ heavy_kernel.write_project(Path("/tmp/ptx"))'
       grep -m3 -E "split-compile|differ" "$OUT/mamba-repro.log" | tee -a "$SUMMARY" ;;
     split)
       step "nvcc --split-compile on heavy_bwd.cu (limit $(left) s)"
-      rm -rf /tmp/split; mkdir -p /tmp/split
-      "$PY" -c 'import sys; sys.path.insert(0, "bench"); import heavy_kernel; from pathlib import Path
-heavy_kernel.write_project(Path("/tmp/split"))'
-      src=/tmp/split/heavy/attention/heavy_bwd.cu
+      heavy_source /tmp/split
       for setting in "1 1" "2 1" "1 2" "1 4" "1 8" "2 4" "2 8" "2 0" "2 8"; do
         set -- $setting
         [ "$(left)" -lt 90 ] && { note "split: stopped (time)"; break; }

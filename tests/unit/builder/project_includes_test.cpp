@@ -5,7 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
+
+#include "util/fs.h"
 
 namespace kb::builder {
 namespace {
@@ -23,47 +24,42 @@ TEST(compiled_source, TranslationUnitsNotHeaders) {
   for (const char* path : {"k/k.h", "k/k.cuh", "k/k.hpp", "k/k.metal", "k/k.py"}) EXPECT_FALSE(compiled_source(path)) << path;
 }
 
-class ProjectIncludes : public ::testing::Test {
- protected:
-  void SetUp() override {
-    project_ = std::filesystem::temp_directory_path() /
-               ("kb-project-includes-" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
-    std::filesystem::remove_all(project_);
-  }
-  void TearDown() override { std::filesystem::remove_all(project_); }
-  void write(const std::string& path, const std::string& text) {
-    std::filesystem::create_directories((project_ / path).parent_path());
-    std::ofstream(project_ / path) << text;
-  }
-  std::filesystem::path project_;
-};
+// Writes `text` to `path` under `root`, making its directories.
+void write(const std::filesystem::path& root, const std::string& path, const std::string& text) {
+  std::filesystem::create_directories((root / path).parent_path());
+  ASSERT_TRUE(util::write_file_atomic(root / path, text));
+}
 
-TEST_F(ProjectIncludes, WalkVisitsEachProjectHeaderOnceAndStopsWhereTheVisitorSays) {
+TEST(walk_project_includes, VisitsEachProjectHeaderOnceAndStopsWhereTheVisitorSays) {
+  util::TempDir temp("kb-project-includes");
+  const auto& project = temp.path();
   // "a.h" next to the source, <b.h> in the include directory inc/; a.h and b.h include each other,
   // and both include "common.h"; <torch/all.h> and "missing.h" are not in the project.
-  write("k/k.cu", "#include \"a.h\"\n#include <b.h>\n#include <torch/all.h>\n#include \"missing.h\"\n");
-  write("k/a.h", "#pragma once\n#include <b.h>\n#include \"common.h\"\n");
-  write("inc/b.h", "#pragma once\n#include \"../k/a.h\"\n#include \"stop.h\"\n");
-  write("inc/stop.h", "#include \"beyond.h\"\n");
-  write("inc/beyond.h", "int beyond;\n");
-  write("k/common.h", "int common;\n");
+  write(project, "k/k.cu", "#include \"a.h\"\n#include <b.h>\n#include <torch/all.h>\n#include \"missing.h\"\n");
+  write(project, "k/a.h", "#pragma once\n#include <b.h>\n#include \"common.h\"\n");
+  write(project, "inc/b.h", "#pragma once\n#include \"../k/a.h\"\n#include \"stop.h\"\n");
+  write(project, "inc/stop.h", "#include \"beyond.h\"\n");
+  write(project, "inc/beyond.h", "int beyond;\n");
+  write(project, "k/common.h", "int common;\n");
   std::vector<std::pair<std::string, int>> visited;
-  walk_project_includes(project_, {"inc"}, project_ / "k/k.cu", [&](const std::filesystem::path& file,
+  walk_project_includes(project, {"inc"}, project / "k/k.cu", [&](const std::filesystem::path& file,
                                                                      const std::string&, int depth) {
-    visited.emplace_back(file.lexically_relative(project_).lexically_normal().generic_string(), depth);
+    visited.emplace_back(file.lexically_relative(project).lexically_normal().generic_string(), depth);
     return file.filename() != "stop.h";
   });
   EXPECT_EQ(visited, (std::vector<std::pair<std::string, int>>{
                          {"k/k.cu", 0}, {"k/a.h", 1}, {"inc/b.h", 2}, {"inc/stop.h", 3}, {"k/common.h", 2}}));
 }
 
-TEST_F(ProjectIncludes, CodeBytesCountTheSourceAndItsProjectHeadersOnce) {
+TEST(project_code_bytes, CountTheSourceAndItsProjectHeadersOnce) {
+  util::TempDir temp("kb-project-includes");
+  const auto& project = temp.path();
   const std::string header(1000, 'h');
-  write("k/heavy.cu", "#include \"kernel.cuh\"\n#include \"kernel.cuh\"\n");  // 2 x 22 bytes
-  write("k/kernel.cuh", header);
-  write("k/light.cu", "#include <cuda_runtime.h>\n");  // 26 bytes
-  write("k/ops.h", "#include \"kernel.cuh\"\n");
-  auto bytes = project_code_bytes(project_, {"k/light.cu", "k/ops.h", "k/heavy.cu", "k/gone.cpp"}, {"."});
+  write(project, "k/heavy.cu", "#include \"kernel.cuh\"\n#include \"kernel.cuh\"\n");  // 2 x 22 bytes
+  write(project, "k/kernel.cuh", header);
+  write(project, "k/light.cu", "#include <cuda_runtime.h>\n");  // 26 bytes
+  write(project, "k/ops.h", "#include \"kernel.cuh\"\n");
+  auto bytes = project_code_bytes(project, {"k/light.cu", "k/ops.h", "k/heavy.cu", "k/gone.cpp"}, {"."});
   EXPECT_EQ(bytes, (std::vector<std::pair<std::string, std::uintmax_t>>{
                        {"k/light.cu", 26}, {"k/heavy.cu", 44 + 1000}, {"k/gone.cpp", 0}}));
 }
