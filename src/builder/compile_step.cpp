@@ -252,9 +252,10 @@ struct StartCosts {
 };
 
 // A first build's estimate: each object's source weighs the bytes of the project's own code it
-// reads (project_includes.h). The torch, CUDA and library headers every source shares cost the
-// same everywhere; what differs between sources is how much of the project's templates they
-// instantiate, and a source far heavier than the rest is nearly always the one with the most code.
+// reads (project_includes.h). The torch, CUDA and library headers are left out: they cost each
+// source that includes them alike, while a source far heavier than the rest nearly always is the
+// one that instantiates the most of the project's templates. A torch-including source with little
+// project code of its own so starts after the CUDA sources (docs/build-engine.md says what that costs).
 StartCosts estimated_costs(const BuildSettings& s, const PlannedVariant& v, const CompilePlan& plan,
                            const std::set<std::string>& objects) {
   auto [sources, dirs] = module_sources(s, v);
