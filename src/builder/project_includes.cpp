@@ -14,18 +14,6 @@ namespace {
 
 constexpr int kMaxProjectIncludeDepth = 16;
 
-void walk_includes(const fs::path& project, const std::vector<std::string>& include_dirs, const fs::path& file, int depth,
-          std::set<fs::path>& seen, const IncludeVisitor& visit) {
-  if (!seen.insert(file.lexically_normal()).second) return;
-  auto text = util::read_file(file);
-  if (!text || !visit(file, *text, depth) || depth >= kMaxProjectIncludeDepth) return;
-  for (const auto& include : include_directives(*text)) {
-    if (auto header = resolve_project_include(project, include_dirs, file, include)) {
-      walk_includes(project, include_dirs, *header, depth + 1, seen, visit);
-    }
-  }
-}
-
 }  // namespace
 
 std::vector<IncludeDirective> include_directives(const std::string& text) {
@@ -62,20 +50,45 @@ std::optional<fs::path> resolve_project_include(const fs::path& project, const s
   return std::nullopt;
 }
 
-void walk_project_includes(const fs::path& project, const std::vector<std::string>& include_dirs,
-                           const fs::path& source, const IncludeVisitor& visit) {
+ProjectIncludeWalker::ProjectIncludeWalker(fs::path project, std::vector<std::string> include_dirs)
+    : project_(std::move(project)), include_dirs_(std::move(include_dirs)) {}
+
+const ProjectIncludeWalker::File& ProjectIncludeWalker::file(const fs::path& path) {
+  auto found = files_.find(path);
+  if (found != files_.end()) return found->second;
+  File out;
+  if (auto text = util::read_file(path)) {
+    for (const auto& include : include_directives(*text)) {
+      if (auto header = resolve_project_include(project_, include_dirs_, path, include)) {
+        out.headers.push_back(header->lexically_normal());
+      }
+    }
+    out.text = std::move(*text);
+  }
+  return files_.emplace(path, std::move(out)).first->second;
+}
+
+void ProjectIncludeWalker::walk(const fs::path& source, const IncludeVisitor& visit) {
   std::set<fs::path> seen;
-  walk_includes(project, include_dirs, source, 0, seen, visit);
+  walk(source.lexically_normal(), 0, seen, visit);
+}
+
+void ProjectIncludeWalker::walk(const fs::path& path, int depth, std::set<fs::path>& seen, const IncludeVisitor& visit) {
+  if (!seen.insert(path).second) return;
+  const File& entry = file(path);
+  if (!entry.text || !visit(path, *entry.text, depth) || depth >= kMaxProjectIncludeDepth) return;
+  for (const auto& header : entry.headers) walk(header, depth + 1, seen, visit);
 }
 
 std::vector<std::pair<std::string, std::uintmax_t>> project_code_bytes(const fs::path& project,
                                                                        const std::vector<std::string>& sources,
                                                                        const std::vector<std::string>& include_dirs) {
   std::vector<std::pair<std::string, std::uintmax_t>> out;
+  ProjectIncludeWalker walker(project, include_dirs);
   for (const auto& source : sources) {
     if (!compiled_source(source)) continue;
     std::uintmax_t bytes = 0;
-    walk_project_includes(project, include_dirs, project / source, [&](const fs::path&, const std::string& text, int) {
+    walker.walk(project / source, [&](const fs::path&, const std::string& text, int) {
       bytes += text.size();
       return true;
     });

@@ -8,7 +8,9 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -33,12 +35,30 @@ std::optional<std::filesystem::path> resolve_project_include(const std::filesyst
                                                              const std::filesystem::path& file,
                                                              const IncludeDirective& include);
 
-// Calls `visit(file, text, depth)` for `source` (depth 0) and then, depth first, for each project
-// header it reaches, each file once, 16 includes deep at most. `visit` returns whether to follow
-// the includes of that file. Files that cannot be read are passed over.
+// Calls `visit(file, text, depth)` for a source (depth 0) and then, depth first, for each project
+// header it reaches, each file once per source, 16 includes deep at most. `visit` returns whether
+// to follow the includes of that file. Files that cannot be read are passed over. One walker reads
+// each file and finds its includes once, however many sources reach it (a project's sources
+// mostly share their headers).
 using IncludeVisitor = std::function<bool(const std::filesystem::path& file, const std::string& text, int depth)>;
-void walk_project_includes(const std::filesystem::path& project, const std::vector<std::string>& include_dirs,
-                           const std::filesystem::path& source, const IncludeVisitor& visit);
+class ProjectIncludeWalker {
+ public:
+  ProjectIncludeWalker(std::filesystem::path project, std::vector<std::string> include_dirs);
+  void walk(const std::filesystem::path& source, const IncludeVisitor& visit);
+
+ private:
+  struct File {
+    std::optional<std::string> text;             // none: it cannot be read
+    std::vector<std::filesystem::path> headers;  // its includes found in the project, in order
+  };
+  const File& file(const std::filesystem::path& path);
+  void walk(const std::filesystem::path& path, int depth, std::set<std::filesystem::path>& seen,
+            const IncludeVisitor& visit);
+
+  std::filesystem::path project_;
+  std::vector<std::string> include_dirs_;
+  std::map<std::filesystem::path, File> files_;
+};
 
 // For each compiled source of `sources` (project-relative, in their order; headers skipped): the
 // bytes of the source and of the project headers it reaches.

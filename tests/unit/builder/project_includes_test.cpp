@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <memory>
 
 #include "util/fs.h"
 
@@ -30,20 +31,27 @@ void write(const std::filesystem::path& root, const std::string& path, const std
   ASSERT_TRUE(util::write_file_atomic(root / path, text));
 }
 
-TEST(walk_project_includes, VisitsEachProjectHeaderOnceAndStopsWhereTheVisitorSays) {
-  util::TempDir temp("kb-project-includes");
-  const auto& project = temp.path();
+// A temporary project holding `files` (path in the project, text).
+std::unique_ptr<util::TempDir> project_with(const std::vector<std::pair<std::string, std::string>>& files) {
+  auto project = std::make_unique<util::TempDir>("kb-project-includes");
+  for (const auto& [path, text] : files) write(project->path(), path, text);
+  return project;
+}
+
+TEST(ProjectIncludeWalker, VisitsEachProjectHeaderOnceAndStopsWhereTheVisitorSays) {
   // "a.h" next to the source, <b.h> in the include directory inc/; a.h and b.h include each other,
   // and both include "common.h"; <torch/all.h> and "missing.h" are not in the project.
-  write(project, "k/k.cu", "#include \"a.h\"\n#include <b.h>\n#include <torch/all.h>\n#include \"missing.h\"\n");
-  write(project, "k/a.h", "#pragma once\n#include <b.h>\n#include \"common.h\"\n");
-  write(project, "inc/b.h", "#pragma once\n#include \"../k/a.h\"\n#include \"stop.h\"\n");
-  write(project, "inc/stop.h", "#include \"beyond.h\"\n");
-  write(project, "inc/beyond.h", "int beyond;\n");
-  write(project, "k/common.h", "int common;\n");
+  auto temp = project_with({
+      {"k/k.cu", "#include \"a.h\"\n#include <b.h>\n#include <torch/all.h>\n#include \"missing.h\"\n"},
+      {"k/a.h", "#pragma once\n#include <b.h>\n#include \"common.h\"\n"},
+      {"inc/b.h", "#pragma once\n#include \"../k/a.h\"\n#include \"stop.h\"\n"},
+      {"inc/stop.h", "#include \"beyond.h\"\n"},
+      {"inc/beyond.h", "int beyond;\n"},
+      {"k/common.h", "int common;\n"}});
+  const auto& project = temp->path();
   std::vector<std::pair<std::string, int>> visited;
-  walk_project_includes(project, {"inc"}, project / "k/k.cu", [&](const std::filesystem::path& file,
-                                                                     const std::string&, int depth) {
+  ProjectIncludeWalker walker(project, {"inc"});
+  walker.walk(project / "k/k.cu", [&](const std::filesystem::path& file, const std::string&, int depth) {
     visited.emplace_back(file.lexically_relative(project).lexically_normal().generic_string(), depth);
     return file.filename() != "stop.h";
   });
@@ -51,14 +59,28 @@ TEST(walk_project_includes, VisitsEachProjectHeaderOnceAndStopsWhereTheVisitorSa
                          {"k/k.cu", 0}, {"k/a.h", 1}, {"inc/b.h", 2}, {"inc/stop.h", 3}, {"k/common.h", 2}}));
 }
 
+TEST(ProjectIncludeWalker, ReadsEachFileOnceForEverySource) {
+  auto temp = project_with(
+      {{"a.cu", "#include \"shared.h\"\n"}, {"b.cu", "#include \"shared.h\"\n"}, {"shared.h", "int first;\n"}});
+  const auto& project = temp->path();
+  ProjectIncludeWalker walker(project, {});
+  std::vector<std::string> texts;
+  auto collect = [&](const std::filesystem::path& file, const std::string& text, int) {
+    if (file.filename() == "shared.h") texts.push_back(text);
+    return true;
+  };
+  walker.walk(project / "a.cu", collect);
+  write(project, "shared.h", "int second;\n");  // not read again: the walker has it
+  walker.walk(project / "b.cu", collect);
+  EXPECT_EQ(texts, (std::vector<std::string>{"int first;\n", "int first;\n"}));
+}
+
 TEST(project_code_bytes, CountTheSourceAndItsProjectHeadersOnce) {
-  util::TempDir temp("kb-project-includes");
-  const auto& project = temp.path();
-  const std::string header(1000, 'h');
-  write(project, "k/heavy.cu", "#include \"kernel.cuh\"\n#include \"kernel.cuh\"\n");  // 2 x 22 bytes
-  write(project, "k/kernel.cuh", header);
-  write(project, "k/light.cu", "#include <cuda_runtime.h>\n");  // 26 bytes
-  write(project, "k/ops.h", "#include \"kernel.cuh\"\n");
+  auto temp = project_with({{"k/heavy.cu", "#include \"kernel.cuh\"\n#include \"kernel.cuh\"\n"},  // 2 x 22 bytes
+                            {"k/kernel.cuh", std::string(1000, 'h')},
+                            {"k/light.cu", "#include <cuda_runtime.h>\n"},  // 26 bytes
+                            {"k/ops.h", "#include \"kernel.cuh\"\n"}});
+  const auto& project = temp->path();
   auto bytes = project_code_bytes(project, {"k/light.cu", "k/ops.h", "k/heavy.cu", "k/gone.cpp"}, {"."});
   EXPECT_EQ(bytes, (std::vector<std::pair<std::string, std::uintmax_t>>{
                        {"k/light.cu", 26}, {"k/heavy.cu", 44 + 1000}, {"k/gone.cpp", 0}}));
