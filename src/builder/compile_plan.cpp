@@ -137,6 +137,18 @@ std::optional<std::string> nvcc_append_flags(const std::optional<std::string>& e
   return flags;
 }
 
+ModuleSources module_sources(const BuildSettings& s, const PlannedVariant& v) {
+  ModuleSources out;
+  out.sources = v.flavour == Flavour::tvm_ffi ? std::get<config::TvmFfiConfig>(s.config->framework).src
+                                              : std::get<config::TorchConfig>(s.config->framework).src;
+  out.include_dirs = codegen::module_include_dirs(*s.config);
+  for (const auto* unit : s.config->units_for(v.backend)) {
+    out.sources.insert(out.sources.end(), unit->src.begin(), unit->src.end());
+    for (const auto& inc : unit->include.value_or(std::vector<std::string>{})) out.include_dirs.push_back(inc);
+  }
+  return out;
+}
+
 Result<CompilePlan> plan_compile(const BuildSettings& s, const PlannedVariant& v, const std::string& ops_id,
                                  const fs::path& work, const CompileFacts& facts) {
   CompilePlan plan;
@@ -156,9 +168,8 @@ Result<CompilePlan> plan_compile(const BuildSettings& s, const PlannedVariant& v
   if (!files) return std::move(files).error();
   plan.files = std::move(*files);
   plan.archs = variant::recorded_archs(all_archs);
-  plan.sources = tvm_ffi ? std::get<config::TvmFfiConfig>(s.config->framework).src
-                         : std::get<config::TorchConfig>(s.config->framework).src;
-  for (const auto* unit : s.config->units_for(v.backend)) plan.sources.insert(plan.sources.end(), unit->src.begin(), unit->src.end());
+  plan.sources = module_sources(s, v).sources;
+  plan.source_bytes.insert(facts.source_bytes.begin(), facts.source_bytes.end());
   plan.library = plan.cmake_dir / (ops_id + (tvm_ffi ? ".so" : ".abi3.so"));
 
   plan.configure = configure_command(s, v, facts, plan);

@@ -13,6 +13,7 @@
 // CMake and ccache do not).
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -43,6 +44,8 @@ struct CompileFacts {
   // kb_ops_id.cpp instead (ops_id_use.h).
   std::vector<std::string> ops_id_sources;
   bool ops_id_unit = false;
+  // Each compiled source's bytes of project code (project_code_bytes): a first build's start order.
+  std::vector<std::pair<std::string, std::uintmax_t>> source_bytes;
 };
 
 struct CompilePlan {
@@ -68,7 +71,16 @@ struct CompilePlan {
   std::filesystem::path stats_log;      // ccache's stats log with --remote-cache
   bool remote_cache = false;
   std::vector<std::string> sources;     // the module's sources (project-relative), naming compile times
+  std::map<std::string, std::uintmax_t> source_bytes;  // CompileFacts::source_bytes
 };
+
+// The module's sources (the framework's, then its kernel units'; project-relative) and the
+// directories their includes are searched in (pure).
+struct ModuleSources {
+  std::vector<std::string> sources;
+  std::vector<std::string> include_dirs;
+};
+ModuleSources module_sources(const BuildSettings& settings, const PlannedVariant& variant);
 
 // `ops_id`, `work`: from the variant plan (variant_plan.h).
 util::Result<CompilePlan> plan_compile(const BuildSettings& settings, const PlannedVariant& variant,

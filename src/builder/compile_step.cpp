@@ -43,21 +43,6 @@ std::optional<std::string> environment_variable(const char* name) {
   return std::string(value);
 }
 
-// The module's sources (the framework's, then its kernel units') and the directories their
-// includes are searched in.
-std::pair<std::vector<std::string>, std::vector<std::string>> module_sources(const BuildSettings& s,
-                                                                             const PlannedVariant& v) {
-  std::vector<std::string> sources = v.flavour == Flavour::tvm_ffi
-                                         ? std::get<config::TvmFfiConfig>(s.config->framework).src
-                                         : std::get<config::TorchConfig>(s.config->framework).src;
-  std::vector<std::string> dirs = codegen::module_include_dirs(*s.config);
-  for (const auto* unit : s.config->units_for(v.backend)) {
-    sources.insert(sources.end(), unit->src.begin(), unit->src.end());
-    for (const auto& inc : unit->include.value_or(std::vector<std::string>{})) dirs.push_back(inc);
-  }
-  return {std::move(sources), std::move(dirs)};
-}
-
 // What the plan needs from the disk, the environment and the network.
 Result<CompileFacts> gather_compile_facts(const BuildSettings& s, const PlannedVariant& v, const fs::path& work) {
   const Toolchain& t = *v.toolchain;
@@ -76,12 +61,15 @@ Result<CompileFacts> gather_compile_facts(const BuildSettings& s, const PlannedV
   bool tvm_ffi = v.flavour == Flavour::tvm_ffi;
   auto [sources, dirs] = module_sources(s, v);
   if (s.header_cache && !v.stable_abi && !tvm_ffi) facts.torch_header_sources = torch_header_sources(s.project, sources, dirs);
+  // One walk reads the project's files for both the ops id scan and the sources' weights.
+  ProjectIncludeWalker walker(s.project, dirs);
   std::string macro = tvm_ffi ? "TVM_FFI_EXTENSION_NAME" : "TORCH_EXTENSION_NAME";
   bool unit_possible = !tvm_ffi && !v.stable_abi &&
                        (v.backend == Backend::cpu || v.backend == Backend::cuda || v.backend == Backend::metal);
-  auto ops_id = plan_ops_id_use(scan_ops_id_sources(s.project, sources, dirs, macro, !tvm_ffi), unit_possible);
+  auto ops_id = plan_ops_id_use(scan_ops_id_sources(walker, sources, macro, !tvm_ffi), unit_possible);
   facts.ops_id_sources = std::move(ops_id.sources);
   facts.ops_id_unit = ops_id.unit;
+  facts.source_bytes = project_code_bytes(walker, sources);
   if (s.portable && t.system == "Linux") {
     std::string policy = s.manylinux ? *s.manylinux : abi::default_policy_for_torch(t.torch_major_minor().to_string());
     auto portable = prepare_portable_link(work / "portable", policy, t.machine);
@@ -252,19 +240,15 @@ struct StartCosts {
 };
 
 // A first build's estimate: each object's source weighs the bytes of the project's own code it
-// reads (project_includes.h). The torch, CUDA and library headers are left out: they cost each
+// reads (CompileFacts::source_bytes, project_includes.h). The torch, CUDA and library headers are left out: they cost each
 // source that includes them alike, while a source far heavier than the rest nearly always is the
 // one that instantiates the most of the project's templates. A torch-including source with little
 // project code of its own so starts after the CUDA sources (docs/build-engine.md says what that costs).
-StartCosts estimated_costs(const BuildSettings& s, const PlannedVariant& v, const CompilePlan& plan,
-                           const std::set<std::string>& objects) {
-  auto [sources, dirs] = module_sources(s, v);
-  std::map<std::string, double> bytes;
-  for (const auto& [source, size] : project_code_bytes(s.project, sources, dirs)) bytes[source] = static_cast<double>(size);
+StartCosts estimated_costs(const CompilePlan& plan, const std::set<std::string>& objects) {
   StartCosts out{{}, "no earlier build; the sources with the most project code (their own and their headers') first", " KiB"};
   for (const auto& object : objects) {
-    auto found = bytes.find(object_source(object, plan.sources));
-    if (found != bytes.end()) out.cost[object] = found->second / 1024.0;
+    auto found = plan.source_bytes.find(object_source(object, plan.sources));
+    if (found != plan.source_bytes.end()) out.cost[object] = static_cast<double>(found->second) / 1024.0;
   }
   return out;
 }
@@ -275,9 +259,8 @@ StartCosts estimated_costs(const BuildSettings& s, const PlannedVariant& v, cons
 // first); with neither, the sources with the most project code (estimated_costs). CMake's pending
 // re-run goes first, as the build would run it: it writes build.ninja anew. Nothing happens when
 // build.ninja cannot be read or written; the build then starts its sources in their `src` order.
-void start_longest_first(const BuildSettings& s, const PlannedVariant& v, const CompilePlan& plan,
-                         const std::map<std::string, NinjaLogEntry>& last, const fs::path& log_path,
-                         const std::function<bool()>& regenerate) {
+void start_longest_first(const CompilePlan& plan, const std::map<std::string, NinjaLogEntry>& last,
+                         const fs::path& log_path, const std::function<bool()>& regenerate) {
   StartCosts costs{seconds_of(last), "the objects that took longest in the last build first"};
   fs::path manifest_path = plan.cmake_dir / "build.ninja";
   if (!regenerate()) return;  // the build reports it
@@ -288,7 +271,7 @@ void start_longest_first(const BuildSettings& s, const PlannedVariant& v, const 
     if (auto sibling = sibling_times(sibling_logs(plan), objects)) {
       costs = {std::move(sibling->second), "the objects that took longest in the last build of " + sibling->first + " first"};
     } else {
-      costs = estimated_costs(s, v, plan, objects);
+      costs = estimated_costs(plan, objects);
     }
   }
   auto order = longest_first(*manifest, costs.cost);
@@ -331,7 +314,7 @@ util::Status run_compile(const BuildSettings& s, const PlannedVariant& v, const 
     return *regenerated;
   };
   if (plan.header_cache) KB_TRY(prepare_header_cache(s, v, plan, env, log_path, regenerate));
-  start_longest_first(s, v, plan, ninja_log_before, log_path, regenerate);
+  start_longest_first(plan, ninja_log_before, log_path, regenerate);
   start_compile();
   auto run = run_logged(s, v.name, ninja_command(plan, plan.jobs.jobs), log_path, env, running_reporter(s, v, plan));
   if (!run) return std::move(run).error();

@@ -115,18 +115,16 @@ OpsIdUse plan_ops_id_use(const std::vector<std::pair<std::string, OpsIdScan>>& s
   return use;
 }
 
-std::vector<std::pair<std::string, OpsIdScan>> scan_ops_id_sources(const fs::path& project,
+std::vector<std::pair<std::string, OpsIdScan>> scan_ops_id_sources(ProjectIncludeWalker& walker,
                                                                    const std::vector<std::string>& sources,
-                                                                   const std::vector<std::string>& include_dirs,
                                                                    const std::string& macro,
                                                                    bool with_registration_macros) {
   static const auto builder_registration = codegen::render_registration_h();
   std::vector<std::pair<std::string, OpsIdScan>> out;
-  ProjectIncludeWalker walker(project, include_dirs);
   for (const auto& source : sources) {
     if (!compiled_source(source)) continue;
     OpsIdScan scan;
-    walker.walk(project / source, [&](const fs::path& file, const std::string& text, int depth) {
+    walker.walk(walker.project() / source, [&](const fs::path& file, const std::string& text, int depth) {
       if (depth > 0 && file.filename() == codegen::kRegistrationHeader) {
         // A copy of the builder's own header (create-pyproject writes one) is the generated one.
         if (!builder_registration || text != *builder_registration) scan.other_use = true;

@@ -43,11 +43,10 @@ struct OpsIdUse {
 // project's CPU, CUDA or Metal variant that does not target the stable ABI.
 OpsIdUse plan_ops_id_use(const std::vector<std::pair<std::string, OpsIdScan>>& scans, bool unit_possible);
 
-// Scans the compiled `sources` (project-relative; headers among them are skipped) with the
-// project headers they include.
-std::vector<std::pair<std::string, OpsIdScan>> scan_ops_id_sources(const std::filesystem::path& project,
+// Scans the compiled `sources` (relative to the walker's project; headers among them are skipped)
+// with the project headers they include.
+std::vector<std::pair<std::string, OpsIdScan>> scan_ops_id_sources(ProjectIncludeWalker& walker,
                                                                    const std::vector<std::string>& sources,
-                                                                   const std::vector<std::string>& include_dirs,
                                                                    const std::string& macro,
                                                                    bool with_registration_macros);
 

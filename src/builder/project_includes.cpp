@@ -80,15 +80,13 @@ void ProjectIncludeWalker::walk(const fs::path& path, int depth, std::set<fs::pa
   for (const auto& header : entry.headers) walk(header, depth + 1, seen, visit);
 }
 
-std::vector<std::pair<std::string, std::uintmax_t>> project_code_bytes(const fs::path& project,
-                                                                       const std::vector<std::string>& sources,
-                                                                       const std::vector<std::string>& include_dirs) {
+std::vector<std::pair<std::string, std::uintmax_t>> project_code_bytes(ProjectIncludeWalker& walker,
+                                                                       const std::vector<std::string>& sources) {
   std::vector<std::pair<std::string, std::uintmax_t>> out;
-  ProjectIncludeWalker walker(project, include_dirs);
   for (const auto& source : sources) {
     if (!compiled_source(source)) continue;
     std::uintmax_t bytes = 0;
-    walker.walk(project / source, [&](const fs::path&, const std::string& text, int) {
+    walker.walk(walker.project() / source, [&](const fs::path&, const std::string& text, int) {
       bytes += text.size();
       return true;
     });

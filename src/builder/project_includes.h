@@ -1,7 +1,7 @@
 // The project's own code that one compiled source reads: the source and the project headers it
 // includes (quoted includes found next to the includer or in the module's include directories,
 // angle-bracket includes found in those directories), each once. The ops id scan
-// (ops_id_use.h) reads them for the macro; the start order of a first build (start_order.h)
+// (ops_id_use.h) reads them for the macro; the start order of a first build (compile_step.cpp)
 // weighs a source by their size.
 #pragma once
 
@@ -45,6 +45,7 @@ class ProjectIncludeWalker {
  public:
   ProjectIncludeWalker(std::filesystem::path project, std::vector<std::string> include_dirs);
   void walk(const std::filesystem::path& source, const IncludeVisitor& visit);
+  const std::filesystem::path& project() const { return project_; }
 
  private:
   struct File {
@@ -60,10 +61,9 @@ class ProjectIncludeWalker {
   std::map<std::filesystem::path, File> files_;
 };
 
-// For each compiled source of `sources` (project-relative, in their order; headers skipped): the
-// bytes of the source and of the project headers it reaches.
-std::vector<std::pair<std::string, std::uintmax_t>> project_code_bytes(const std::filesystem::path& project,
-                                                                       const std::vector<std::string>& sources,
-                                                                       const std::vector<std::string>& include_dirs);
+// For each compiled source of `sources` (relative to the walker's project, in their order; headers
+// skipped): the bytes of the source and of the project headers it reaches.
+std::vector<std::pair<std::string, std::uintmax_t>> project_code_bytes(ProjectIncludeWalker& walker,
+                                                                       const std::vector<std::string>& sources);
 
 }  // namespace kb::builder

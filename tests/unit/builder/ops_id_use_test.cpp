@@ -110,8 +110,9 @@ TEST_F(ScanSources, FollowsProjectHeadersAndSkipsHeadersInTheSourceList) {
   write("csrc/ops.h", "#pragma once\n#include <torch/all.h>\n#include \"ops_impl.h\"\n");
   write("csrc/ops_impl.h", "inline const char* ns() { return STRINGIFY(TORCH_EXTENSION_NAME); }\n");
   write("k/k.cpp", "#include \"missing.h\"\nint k() { return 1; }\n");
-  auto scans = scan_ops_id_sources(project_, {"torch-ext/torch_binding.cpp", "torch-ext/torch_binding.h", "k/k.cpp"},
-                                   {".", "torch-ext", "csrc"}, kMacro, true);
+  ProjectIncludeWalker walker(project_, {".", "torch-ext", "csrc"});
+  auto scans = scan_ops_id_sources(walker, {"torch-ext/torch_binding.cpp", "torch-ext/torch_binding.h", "k/k.cpp"},
+                                   kMacro, true);
   ASSERT_EQ(scans.size(), 2u);
   EXPECT_EQ(scans[0].first, "torch-ext/torch_binding.cpp");
   EXPECT_TRUE(scans[0].second.other_use);
@@ -124,11 +125,13 @@ TEST_F(ScanSources, FollowsProjectHeadersAndSkipsHeadersInTheSourceList) {
 TEST_F(ScanSources, ARegistrationHeaderOfTheProjectsOwnKeepsTheMacro) {
   write("torch-ext/torch_binding.cpp", "#include \"registration.h\"\nREGISTER_EXTENSION(TORCH_EXTENSION_NAME)\n");
   write("torch-ext/registration.h", "#define REGISTER_EXTENSION(NAME) PyMODINIT_FUNC CONCAT(PyInit_, NAME)() {}\n");
-  auto own = scan_ops_id_sources(project_, {"torch-ext/torch_binding.cpp"}, {"."}, kMacro, true);
+  ProjectIncludeWalker first(project_, {"."});
+  auto own = scan_ops_id_sources(first, {"torch-ext/torch_binding.cpp"}, kMacro, true);
   EXPECT_TRUE(own.at(0).second.other_use);
   // A copy of the builder's own header (create-pyproject writes one) is the generated header.
   write("torch-ext/registration.h", *codegen::render_registration_h());
-  auto copy = scan_ops_id_sources(project_, {"torch-ext/torch_binding.cpp"}, {"."}, kMacro, true);
+  ProjectIncludeWalker second(project_, {"."});  // a walker keeps what it read: a new one for the new text
+  auto copy = scan_ops_id_sources(second, {"torch-ext/torch_binding.cpp"}, kMacro, true);
   EXPECT_FALSE(copy.at(0).second.other_use);
   EXPECT_TRUE(plan_ops_id_use(copy, true).unit);
 }

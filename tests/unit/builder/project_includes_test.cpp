@@ -81,7 +81,8 @@ TEST(project_code_bytes, CountTheSourceAndItsProjectHeadersOnce) {
                             {"k/light.cu", "#include <cuda_runtime.h>\n"},  // 26 bytes
                             {"k/ops.h", "#include \"kernel.cuh\"\n"}});
   const auto& project = temp->path();
-  auto bytes = project_code_bytes(project, {"k/light.cu", "k/ops.h", "k/heavy.cu", "k/gone.cpp"}, {"."});
+  ProjectIncludeWalker walker(project, {"."});
+  auto bytes = project_code_bytes(walker, {"k/light.cu", "k/ops.h", "k/heavy.cu", "k/gone.cpp"});
   EXPECT_EQ(bytes, (std::vector<std::pair<std::string, std::uintmax_t>>{
                        {"k/light.cu", 26}, {"k/heavy.cu", 44 + 1000}, {"k/gone.cpp", 0}}));
 }
