@@ -169,7 +169,7 @@ Result<CompilePlan> plan_compile(const BuildSettings& s, const PlannedVariant& v
   plan.files = std::move(*files);
   plan.archs = variant::recorded_archs(all_archs);
   plan.sources = module_sources(s, v).sources;
-  plan.source_bytes.insert(facts.source_bytes.begin(), facts.source_bytes.end());
+  plan.project_code.insert(facts.project_code.begin(), facts.project_code.end());
   plan.library = plan.cmake_dir / (ops_id + (tvm_ffi ? ".so" : ".abi3.so"));
 
   plan.configure = configure_command(s, v, facts, plan);

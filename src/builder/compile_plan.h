@@ -23,6 +23,7 @@
 #include "builder/jobs.h"
 #include "builder/plan.h"
 #include "builder/portable.h"
+#include "builder/project_includes.h"
 #include "builder/variant_build.h"
 #include "codegen/generated_files.h"
 #include "codegen/variant_project.h"
@@ -44,8 +45,8 @@ struct CompileFacts {
   // kb_ops_id.cpp instead (ops_id_use.h).
   std::vector<std::string> ops_id_sources;
   bool ops_id_unit = false;
-  // Each compiled source's bytes of project code (project_code_bytes): a first build's start order.
-  std::vector<std::pair<std::string, std::uintmax_t>> source_bytes;
+  // The project code each compiled source reads (project_code): a first build's start order.
+  std::vector<std::pair<std::string, ProjectCode>> project_code;
 };
 
 struct CompilePlan {
@@ -71,7 +72,7 @@ struct CompilePlan {
   std::filesystem::path stats_log;      // ccache's stats log with --remote-cache
   bool remote_cache = false;
   std::vector<std::string> sources;     // the module's sources (project-relative), naming compile times
-  std::map<std::string, std::uintmax_t> source_bytes;  // CompileFacts::source_bytes
+  std::map<std::string, ProjectCode> project_code;  // CompileFacts::project_code
 };
 
 // The module's sources (the framework's, then its kernel units'; project-relative) and the

@@ -69,7 +69,7 @@ Result<CompileFacts> gather_compile_facts(const BuildSettings& s, const PlannedV
   auto ops_id = plan_ops_id_use(scan_ops_id_sources(walker, sources, macro, !tvm_ffi), unit_possible);
   facts.ops_id_sources = std::move(ops_id.sources);
   facts.ops_id_unit = ops_id.unit;
-  facts.source_bytes = project_code_bytes(walker, sources);
+  facts.project_code = project_code(walker, sources);
   if (s.portable && t.system == "Linux") {
     std::string policy = s.manylinux ? *s.manylinux : abi::default_policy_for_torch(t.torch_major_minor().to_string());
     auto portable = prepare_portable_link(work / "portable", policy, t.machine);
@@ -240,15 +240,28 @@ struct StartCosts {
 };
 
 // A first build's estimate: each object's source weighs the bytes of the project's own code it
-// reads (CompileFacts::source_bytes, project_includes.h). The torch, CUDA and library headers are left out: they cost each
-// source that includes them alike, while a source far heavier than the rest nearly always is the
-// one that instantiates the most of the project's templates. A torch-including source with little
-// project code of its own so starts after the CUDA sources (docs/build-engine.md says what that costs).
+// reads (CompileFacts::project_code, project_includes.h), and kTorchHeadersKiB more when that code
+// includes torch's headers. The CUDA and library headers are left out: they cost each source that
+// includes them alike, while a source far heavier than the rest nearly always is the one that
+// instantiates the most of the project's templates. Torch's headers are different: a source that
+// includes them takes 10-20 s whatever its own code (with the header cache cold, as in a first
+// build), more than a light CUDA source, so a binding with little code of its own must not wait
+// behind those. 8 KiB puts it between them in the heavy benchmark (2 cores: torch_binding.cpp,
+// 0.4 KiB, 13-16.5 s; each light CUDA source, 4.3 KiB for two capabilities, 5.5-6.6 s; heavy_bwd.cu,
+// 9.8 KiB, 36 s) and in examples/relu (its torch-including sources take 2-5 times as long as relu.cu).
+constexpr double kTorchHeadersKiB = 8.0;
+
 StartCosts estimated_costs(const CompilePlan& plan, const std::set<std::string>& objects) {
-  StartCosts out{{}, "no earlier build; the sources with the most project code (their own and their headers') first", " KiB"};
+  char from[160];
+  std::snprintf(from, sizeof from,
+                "no earlier build; the sources that read the most project code (their own and their headers'; "
+                "torch's headers count as %.0f KiB) first",
+                kTorchHeadersKiB);
+  StartCosts out{{}, from, " KiB"};
   for (const auto& object : objects) {
-    auto found = plan.source_bytes.find(object_source(object, plan.sources));
-    if (found != plan.source_bytes.end()) out.cost[object] = static_cast<double>(found->second) / 1024.0;
+    auto found = plan.project_code.find(object_source(object, plan.sources));
+    if (found == plan.project_code.end()) continue;
+    out.cost[object] = static_cast<double>(found->second.bytes) / 1024.0 + (found->second.torch ? kTorchHeadersKiB : 0.0);
   }
   return out;
 }

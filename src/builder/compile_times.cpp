@@ -92,8 +92,8 @@ std::string render_late_start_hint(const std::vector<SourceTime>& times) {
   return "hint: the build waited for " + slowest.source + " (" + seconds_text(slowest.seconds) + " s), which started " +
          seconds_text(slowest.started) +
          " s after the first compile:\n  the next build in this directory starts it first (the longest compiles of the "
-         "last build start first);\n  a build with nothing to learn from starts the sources with the most project code "
-         "(their own and their headers') first\n";
+         "last build start first);\n  a build with nothing to learn from starts the sources that read the most project code "
+         "(or torch's headers) first\n";
 }
 
 std::string render_slowest_sources(const std::string& variant, const std::vector<SourceTime>& times, size_t limit) {

@@ -31,6 +31,11 @@ std::vector<IncludeDirective> include_directives(const std::string& text) {
   return out;
 }
 
+bool torch_header(const std::string& include) {
+  return util::starts_with(include, "torch/") || util::starts_with(include, "ATen/") ||
+         util::starts_with(include, "c10/");
+}
+
 bool compiled_source(const std::string& path) {
   for (const char* ext : {".cpp", ".cc", ".cxx", ".c", ".cu", ".hip", ".mm"}) {
     if (util::ends_with(path, ext)) return true;
@@ -59,6 +64,7 @@ const ProjectIncludeWalker::File& ProjectIncludeWalker::file(const fs::path& pat
   File out;
   if (auto text = util::read_file(path)) {
     for (const auto& include : include_directives(*text)) {
+      out.torch = out.torch || torch_header(include.name);
       if (auto header = resolve_project_include(project_, include_dirs_, path, include)) {
         out.headers.push_back(header->lexically_normal());
       }
@@ -67,6 +73,8 @@ const ProjectIncludeWalker::File& ProjectIncludeWalker::file(const fs::path& pat
   }
   return files_.emplace(path, std::move(out)).first->second;
 }
+
+bool ProjectIncludeWalker::includes_torch(const fs::path& path) { return file(path.lexically_normal()).torch; }
 
 void ProjectIncludeWalker::walk(const fs::path& source, const IncludeVisitor& visit) {
   std::set<fs::path> seen;
@@ -80,17 +88,18 @@ void ProjectIncludeWalker::walk(const fs::path& path, int depth, std::set<fs::pa
   for (const auto& header : entry.headers) walk(header, depth + 1, seen, visit);
 }
 
-std::vector<std::pair<std::string, std::uintmax_t>> project_code_bytes(ProjectIncludeWalker& walker,
-                                                                       const std::vector<std::string>& sources) {
-  std::vector<std::pair<std::string, std::uintmax_t>> out;
+std::vector<std::pair<std::string, ProjectCode>> project_code(ProjectIncludeWalker& walker,
+                                                              const std::vector<std::string>& sources) {
+  std::vector<std::pair<std::string, ProjectCode>> out;
   for (const auto& source : sources) {
     if (!compiled_source(source)) continue;
-    std::uintmax_t bytes = 0;
-    walker.walk(walker.project() / source, [&](const fs::path&, const std::string& text, int) {
-      bytes += text.size();
+    ProjectCode code;
+    walker.walk(walker.project() / source, [&](const fs::path& file, const std::string& text, int) {
+      code.bytes += text.size();
+      code.torch = code.torch || walker.includes_torch(file);
       return true;
     });
-    out.emplace_back(source, bytes);
+    out.emplace_back(source, code);
   }
   return out;
 }

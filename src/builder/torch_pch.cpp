@@ -12,6 +12,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "builder/project_includes.h"
 #include "builder/user_cache.h"
 #include "codegen/ops_py.h"
 #include "util/fs.h"
@@ -83,11 +84,6 @@ bool is_cxx_file(const fs::path& path) {
   return ext == ".cpp" || ext == ".cc" || ext == ".cxx";
 }
 
-bool is_torch_header(const std::string& include) {
-  return util::starts_with(include, "torch/") || util::starts_with(include, "ATen/") ||
-         util::starts_with(include, "c10/");
-}
-
 // Where a quoted include of `file` resolves inside the project: next to `file`, then in
 // `include_dirs`. Empty when it is not found there or lies outside the project.
 std::optional<fs::path> project_header(const fs::path& project, const fs::path& file, const std::string& name,
@@ -132,7 +128,7 @@ Prologue walk_prologue(const fs::path& project, const fs::path& file, const std:
   for (const auto& include : leading.includes) {
     if (!include.quoted) {
       if (is_precompiled_header(include.name)) return Prologue::reaches_torch_h;
-      if (is_torch_header(include.name)) continue;
+      if (torch_header(include.name)) continue;
       return Prologue::stops;
     }
     auto header = project_header(project, file, include.name, include_dirs);

@@ -3,7 +3,7 @@ with the variant's elapsed time, a line naming the source that has been compilin
 compile runs past 10 s, no carriage returns; after the build, the slowest sources, when each started,
 and a hint when the build waited for a slowest source that started late. The next build of the
 directory starts the objects that took longest in the last one first (start_order.h); a first build,
-the sources with the most project code."""
+the sources that read the most project code, torch's headers counted at a fixed weight."""
 import hashlib
 import json
 import re
@@ -27,10 +27,13 @@ def one_job_build(tmp_path_factory, kernel_builder, kb_python, cpu_variant):
     project = copy_fixture("addone", tmp_path_factory.mktemp("progress"))
     for index, name in enumerate(EXTRAS):
         (project / name).write_text(f"int addone_extra_{index}() {{ return {index}; }}\n")
-    # extra_0.cpp reads the most project code (a 4 KiB header of its own): with no earlier build to
-    # learn from, the build starts it first although `src` lists it third.
+    # extra_0.cpp reads the most project code (a 12 KiB header of its own): with no earlier build to
+    # learn from, the build starts it first although `src` lists it third. extra_1.cpp reads 6 KiB,
+    # less than what torch's headers count as: the two torch-including sources start before it.
     (project / "addone_cpu/extra_0.cpp").write_text('#include "extra_table.h"\nint addone_extra_0() { return 0; }\n')
-    (project / "addone_cpu/extra_table.h").write_text("// a table of the project's own\n" * 128)
+    (project / "addone_cpu/extra_table.h").write_text("// a table of the project's own\n" * 384)
+    (project / "addone_cpu/extra_1.cpp").write_text('#include "extra_list.h"\nint addone_extra_1() { return 1; }\n')
+    (project / "addone_cpu/extra_list.h").write_text("// a list of the project's own...\n" * 192)
     config = project / "build.toml"
     config.write_text(config.read_text().replace('src = ["addone_cpu/addone_cpu.cpp"]',
                                                  "src = [" + ", ".join(f'"{s}"' for s in ["addone_cpu/addone_cpu.cpp", *EXTRAS]) + "]"))
@@ -77,21 +80,23 @@ def test_plain_progress_names_a_long_compile(one_job_build, cpu_variant):
     assert "slowest sources" in result.stderr
 
 
-def test_a_first_build_starts_the_source_with_the_most_project_code_first(one_job_build, cpu_variant):
+def test_a_first_build_starts_the_sources_that_read_the_most_code_first(one_job_build, cpu_variant):
     project, first = one_job_build
     times = {t["source"]: t for t in json.loads(first.stdout)["compile_times"][cpu_variant]}
     assert times["addone_cpu/extra_0.cpp"]["started"] == 0, times
-    # Then the two torch-including sources (the binding with its torch_binding.h), before the other
-    # two small ones, which weigh the same and keep their `src` order.
+    # Then the two torch-including sources (torch's headers count as 8 KiB; the binding reads its
+    # torch_binding.h too), then extra_1.cpp (6 KiB of project code), then extra_2.cpp.
     order = sorted(times, key=lambda name: times[name]["started"])
-    assert order[:3] == ["addone_cpu/extra_0.cpp", "torch-ext/torch_binding.cpp", "addone_cpu/addone_cpu.cpp"], times
-    assert order.index("addone_cpu/extra_1.cpp") < order.index("addone_cpu/extra_2.cpp"), times
+    assert order[:5] == ["addone_cpu/extra_0.cpp", "torch-ext/torch_binding.cpp", "addone_cpu/addone_cpu.cpp",
+                         "addone_cpu/extra_1.cpp", "addone_cpu/extra_2.cpp"], times
     log = (project / "build" / ".kb" / cpu_variant / "build.log").read_text()
-    reads = {"addone_cpu/extra_0.cpp": ["addone_cpu/extra_0.cpp", "addone_cpu/extra_table.h"],
-             "torch-ext/torch_binding.cpp": ["torch-ext/torch_binding.cpp", "torch-ext/torch_binding.h"],
-             "addone_cpu/addone_cpu.cpp": ["addone_cpu/addone_cpu.cpp"]}
-    kib = {name: f"{sum((project / f).stat().st_size for f in files) / 1024:.1f} KiB" for name, files in reads.items()}
-    assert ("start order: no earlier build; the sources with the most project code (their own and their headers') first: "
+    reads = {"addone_cpu/extra_0.cpp": (["addone_cpu/extra_0.cpp", "addone_cpu/extra_table.h"], 0),
+             "torch-ext/torch_binding.cpp": (["torch-ext/torch_binding.cpp", "torch-ext/torch_binding.h"], 8),
+             "addone_cpu/addone_cpu.cpp": (["addone_cpu/addone_cpu.cpp"], 8)}
+    kib = {name: f"{sum((project / f).stat().st_size for f in files) / 1024 + torch:.1f} KiB"
+           for name, (files, torch) in reads.items()}
+    assert ("start order: no earlier build; the sources that read the most project code (their own and their "
+            "headers'; torch's headers count as 8 KiB) first: "
             + ", ".join(f"{name} ({size})" for name, size in kib.items()) + ", ...") in log, log
 
 

@@ -75,16 +75,35 @@ TEST(ProjectIncludeWalker, ReadsEachFileOnceForEverySource) {
   EXPECT_EQ(texts, (std::vector<std::string>{"int first;\n", "int first;\n"}));
 }
 
-TEST(project_code_bytes, CountTheSourceAndItsProjectHeadersOnce) {
+TEST(project_code, CountsTheSourceAndItsProjectHeadersOnce) {
   auto temp = project_with({{"k/heavy.cu", "#include \"kernel.cuh\"\n#include \"kernel.cuh\"\n"},  // 2 x 22 bytes
                             {"k/kernel.cuh", std::string(1000, 'h')},
                             {"k/light.cu", "#include <cuda_runtime.h>\n"},  // 26 bytes
                             {"k/ops.h", "#include \"kernel.cuh\"\n"}});
   const auto& project = temp->path();
   ProjectIncludeWalker walker(project, {"."});
-  auto bytes = project_code_bytes(walker, {"k/light.cu", "k/ops.h", "k/heavy.cu", "k/gone.cpp"});
-  EXPECT_EQ(bytes, (std::vector<std::pair<std::string, std::uintmax_t>>{
-                       {"k/light.cu", 26}, {"k/heavy.cu", 44 + 1000}, {"k/gone.cpp", 0}}));
+  auto code = project_code(walker, {"k/light.cu", "k/ops.h", "k/heavy.cu", "k/gone.cpp"});
+  EXPECT_EQ(code, (std::vector<std::pair<std::string, ProjectCode>>{
+                      {"k/light.cu", {26, false}}, {"k/heavy.cu", {44 + 1000, false}}, {"k/gone.cpp", {0, false}}}));
+}
+
+TEST(project_code, SeesTorchsHeadersIncludedByTheSourceOrAProjectHeader) {
+  auto temp = project_with({{"k/binding.cpp", "#include \"binding.h\"\n"},
+                            {"k/binding.h", "#pragma once\n#include <torch/library.h>\n"},
+                            {"k/host.cpp", "#include <ATen/cuda/CUDAContext.h>\n"},
+                            {"k/guard.cpp", "#include \"c10/guard.h\"\n"},  // a torch header by name, quoted
+                            {"k/kernel.cu", "#include <cuda_runtime.h>\n#include \"torchlike/x.h\"\n"},
+                            {"k/plain.cpp", "// #include <torch/torch.h> in a comment is not read\nint x;\n"}});
+  ProjectIncludeWalker walker(temp->path(), {"."});
+  std::vector<std::string> with_torch;
+  for (const auto& [source, code] : project_code(walker, {"k/binding.cpp", "k/host.cpp", "k/guard.cpp", "k/kernel.cu", "k/plain.cpp"})) {
+    if (code.torch) with_torch.push_back(source);
+  }
+  EXPECT_EQ(with_torch, (std::vector<std::string>{"k/binding.cpp", "k/host.cpp", "k/guard.cpp"}));
+  EXPECT_TRUE(torch_header("torch/torch.h"));
+  EXPECT_TRUE(torch_header("c10/cuda/CUDAGuard.h"));
+  EXPECT_FALSE(torch_header("torchvision/ops.h"));
+  EXPECT_FALSE(torch_header("cuda_runtime.h"));
 }
 
 }  // namespace KB_UNITY_ID
