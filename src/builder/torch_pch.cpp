@@ -84,20 +84,16 @@ bool is_cxx_file(const fs::path& path) {
   return ext == ".cpp" || ext == ".cc" || ext == ".cxx";
 }
 
-// Where a quoted include of `file` resolves inside the project: next to `file`, then in
-// `include_dirs`. Empty when it is not found there or lies outside the project.
+// Where a quoted include of `file` resolves (resolve_project_include), when that lies inside the
+// project; empty otherwise.
 std::optional<fs::path> project_header(const fs::path& project, const fs::path& file, const std::string& name,
                                        const std::vector<std::string>& include_dirs) {
-  std::vector<fs::path> candidates = {file.parent_path() / name};
-  for (const auto& dir : include_dirs) candidates.push_back(project / dir / name);
+  auto found = resolve_project_include(project, include_dirs, file, {name, true});
+  if (!found) return std::nullopt;
   std::error_code ec;
-  for (const auto& candidate : candidates) {
-    if (!fs::is_regular_file(candidate, ec)) continue;
-    auto relative = fs::weakly_canonical(candidate, ec).lexically_relative(fs::weakly_canonical(project, ec));
-    if (relative.empty() || util::starts_with(relative.generic_string(), "..")) return std::nullopt;
-    return candidate;
-  }
-  return std::nullopt;
+  auto relative = fs::weakly_canonical(*found, ec).lexically_relative(fs::weakly_canonical(project, ec));
+  if (relative.empty() || util::starts_with(relative.generic_string(), "..")) return std::nullopt;
+  return found;
 }
 
 // Whether a quoted include `name` (found at `found` in the project, if it is there) is the
