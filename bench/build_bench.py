@@ -29,8 +29,14 @@ metadata), finish.
 --backend cpu (default) builds the CPU variant; --backend cuda the CUDA variant with the
 project's cuda-capabilities (cpp_extension gets the same list through TORCH_CUDA_ARCH_LIST).
 
+--repeat N measures the rows that vary most from run to run N times each: cpp_extension's clean
+build (in a new directory each time), the warm clean build and the one-file edit (another edit each
+time); a cpp_extension build and a warm clean build take turns, so that a slower spell of the machine
+weighs on both. Each of those rows then gives the median and every sample, and the ratios are of
+medians. Stages and compiles are those of the first sample.
+
 Usage: build_bench.py [--kernel-builder PATH] [--python PATH] [--project DIR] [--cores N]
-                      [--backend cpu|cuda] [--json FILE]
+                      [--backend cpu|cuda] [--repeat N] [--json FILE]
 Defaults: $KB_BUILD_DIR (else build-release, else build-demo)/src/cli/kernel-builder, the
 interpreter running this ($KB_TEST_PYTHON overrides), examples/relu, all cores.
 """
@@ -39,6 +45,7 @@ import json
 import os
 import re
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -162,6 +169,7 @@ def main() -> None:
     parser.add_argument("--project", default=str(REPO / "examples" / "relu"))
     parser.add_argument("--cores", type=int, default=os.cpu_count())
     parser.add_argument("--backend", choices=["cpu", "cuda"], default="cpu")
+    parser.add_argument("--repeat", type=int, default=1, help="samples of the rows that vary most (default 1)")
     parser.add_argument("--json", help="also write the figures to this file")
     args = parser.parse_args()
 
@@ -186,7 +194,9 @@ def main() -> None:
         stages, compiles = {}, {}
 
         def staged(label):
-            seconds, stages[label], compiles[label] = run_staged(build, env)
+            seconds, stage_times, compile_list = run_staged(build, env)
+            stages.setdefault(label, stage_times)
+            compiles.setdefault(label, compile_list)
             return seconds
 
         def clean_staged(label):
@@ -200,34 +210,50 @@ def main() -> None:
         def built_module() -> Path:
             return next((project / "build" / variant).glob("*.abi3.so"))
 
-        rows = {}
-        rows["cpp_extension.load, clean"] = cpp_extension_build(args.python, project, tmp / "cpp_extension", args.cores,
-                                                               args.backend)
+        samples = {}
+
+        def sample(name, seconds):
+            samples.setdefault(name, []).append(seconds)
+
+        reference_row, warm_row = "cpp_extension.load, clean", "ours, clean, header cache warm"
+        edit_row = "ours, one-file edit (header cache warm)"
+
+        def reference_build(index):
+            return cpp_extension_build(args.python, project, tmp / f"cpp_extension-{index}", args.cores, args.backend)
+
+        sample(reference_row, reference_build(0))
         shutil.rmtree(project / "build", ignore_errors=True)
-        rows["ours, first build (every user cache cold)"] = staged("first build (every cache cold)")
+        sample("ours, first build (every user cache cold)", staged("first build (every cache cold)"))
         fill_seconds = wait_for_header_cache(tmp / "xdg")
         forget_toolchains()
-        rows["ours, clean, header cache warm, toolchain/CMake cache cold"] = clean_staged("toolchain/CMake cache cold")
+        sample("ours, clean, header cache warm, toolchain/CMake cache cold", clean_staged("toolchain/CMake cache cold"))
         uncached_module = built_module().read_bytes()
-        rows["ours, clean, header cache warm"] = clean_staged("all user caches warm")
+        sample(warm_row, clean_staged("all user caches warm"))
         with_cache = exported_symbols(built_module())
         cached_identical = built_module().read_bytes() == uncached_module
-        rows["ours, clean, --no-header-cache"] = clean("--no-header-cache")
+        for index in range(1, args.repeat):
+            sample(reference_row, reference_build(index))
+            sample(warm_row, clean_staged("all user caches warm"))
+        sample("ours, clean, --no-header-cache", clean("--no-header-cache"))
         without_cache = exported_symbols(built_module())
         clean()  # back to a tree built with the header cache
-        rows["ours, no-op"] = run(build, env)
+        sample("ours, no-op", run(build, env))
         unit = next(s for s in sources(project, args.backend) if "torch-ext" not in s)
-        Path(unit).write_text(Path(unit).read_text() + "\n// bench edit\n")
-        rows["ours, one-file edit (header cache warm)"] = run(build, env)
+        for index in range(args.repeat):
+            Path(unit).write_text(Path(unit).read_text() + f"\n// bench edit {index}\n")
+            sample(edit_row, run(build, env))
         entries = list((tmp / "xdg" / "kernel-builder" / "torch-pch").glob("*/torch_pch.h.gch"))
 
+    rows = {name: statistics.median(seconds) for name, seconds in samples.items()}
     reference = rows["cpp_extension.load, clean"]
     load = os.getloadavg()
     print(f"project: {args.project} ({variant}, {args.cores} cores, load average {load[0]:.1f} {load[1]:.1f} {load[2]:.1f})")
     if args.backend == "cuda":
         print(f"capabilities: {', '.join(capabilities(Path(args.project)))}")
     for name, seconds in rows.items():
-        print(f"{name:58} {seconds:9.2f} s   {seconds / reference:6.2f}x")
+        spread = "" if len(samples[name]) < 2 else (
+            f"   median of {len(samples[name])}: " + ", ".join(f"{s:.2f}" for s in samples[name]))
+        print(f"{name:58} {seconds:9.2f} s   {seconds / reference:6.2f}x{spread}")
     print("stages of the clean builds (s):")
     print(f"  {'':28}" + "".join(f"{name:>10}" for name in stages["all user caches warm"]))
     for label, times in stages.items():
@@ -243,6 +269,7 @@ def main() -> None:
     if args.json:
         Path(args.json).write_text(json.dumps({"variant": variant, "cores": args.cores, "load": load,
                                                "seconds": rows, "ratio": {k: v / reference for k, v in rows.items()},
+                                               "samples": samples,
                                                "stages": stages, "compiles": compiles,
                                                "header_cache_ready_after_first_build_s": fill_seconds,
                                                "symbols_identical": with_cache == without_cache,

@@ -8,7 +8,8 @@
 #          built cold (fresh XDG_CACHE_HOME and CCACHE_DIR) for this GPU's capability, once with
 #          NVCC_APPEND_FLAGS of each word of KB_MAMBA_FLAGS (default "-": none; e.g. "- --split-compile=0"
 #          adds a build with nvcc's parallel optimizer on every core); the slowest sources of each build
-#   first  bench/build_bench.py --backend cuda (the first-build ratio: every user cache cold)
+#   first  bench/build_bench.py --backend cuda (the first-build ratio: every user cache cold;
+#          KB_BENCH_REPEAT=N: --repeat N, the noisy rows N times each, medians)
 #   ptx    nvcc alone: the heavy bench's heavy source to PTX at --split-compile=4, 12 times per virtual
 #          capability (8 at once), 8.0 9.0 10.0 12.0: how many different texts (build --split-compile auto
 #          counts on one below 10.0)
@@ -51,7 +52,8 @@ for part in "${PARTS[@]}"; do
     first)
       step "build_bench --backend cuda (limit $(left) s)"
       timeout "$(left)" "$PY" bench/build_bench.py --kernel-builder "$KB" --python "$PY" --backend cuda \
-        --cores "$(nproc)" --json "$OUT/build-bench-cuda.json" > "$OUT/build-bench-cuda.txt" 2>&1
+        --cores "$(nproc)" ${KB_BENCH_REPEAT:+--repeat "$KB_BENCH_REPEAT"} --json "$OUT/build-bench-cuda.json" \
+        > "$OUT/build-bench-cuda.txt" 2>&1
       note "exit $?"; tee -a "$SUMMARY" < "$OUT/build-bench-cuda.txt" ;;
     heavy)
       step "heavy_bench (limit $(left) s)"
